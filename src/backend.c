@@ -1,0 +1,101 @@
+/*
+ * backend.c: the asymmetric fence, and process start-up.
+ *
+ * Readers pay only compiler barriers; the grace period pays for both
+ * sides with membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which makes
+ * every running thread of the process execute a full fence before it
+ * returns (threads not running pass through the scheduler, a full fence
+ * too).  That is the userspace synchronize_sched() of the 2006 article.
+ *
+ * Where membarrier is missing (old kernels, seccomp filters) or
+ * SRCU_BACKEND=fence is set, readers use real fences instead and the
+ * "heavy" fence is an ordinary one.  The choice is made once, in the
+ * constructor, before main(); srcu__fence_mode starts at 1 so that any
+ * reader that runs before the constructor is safe under either backend.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int srcu__fence_mode = 1;
+
+static int membarrier(int cmd)
+{
+	return (int)syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+/* Register for private expedited membarrier; true on success. */
+static bool membarrier_register(void)
+{
+	int cmds = membarrier(MEMBARRIER_CMD_QUERY);
+
+	if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED))
+		return false;
+	return membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+}
+
+static bool fences_requested(void)
+{
+	const char *b = getenv("SRCU_BACKEND");
+
+	return b && strcmp(b, "fence") == 0;
+}
+
+static void choose_backend(void)
+{
+	if (!fences_requested() && membarrier_register())
+		store_relaxed(&srcu__fence_mode, 0);
+	/* else stay at 1: the reader fast paths use fences. */
+}
+
+__attribute__((constructor)) static void srcu__startup(void)
+{
+	choose_backend();
+	srcu__readers_init();
+	srcu__fork_init();
+}
+
+/* The child of fork() must register again before it may rely on
+ * membarrier; it has one thread, so a fallback to fences is safe here. */
+void srcu__backend_after_fork_child(void)
+{
+	if (!load_relaxed(&srcu__fence_mode) && !membarrier_register())
+		store_relaxed(&srcu__fence_mode, 1);
+}
+
+void srcu__heavy_mb(void)
+{
+	if (load_relaxed(&srcu__fence_mode)) {
+		srcu__smp_mb();  /* pairs with the readers' locked RMWs */
+		return;
+	}
+	/* Every thread of the process executes a full fence; pairs with the
+	 * compiler barriers B, C and W in include/srcu.h. */
+	if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
+		srcu__fatal("membarrier(PRIVATE_EXPEDITED) failed after registration: %s",
+			    strerror(errno));
+}
+
+const char *srcu_backend(void)
+{
+	return load_relaxed(&srcu__fence_mode) ? "fence" : "membarrier";
+}
+
+void srcu__futex_wait(unsigned int *addr, unsigned int val)
+{
+	/* EINTR, EAGAIN and spurious returns are all fine: callers re-check. */
+	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+void srcu__futex_wake(unsigned int *addr, int n)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}

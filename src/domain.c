@@ -1,0 +1,218 @@
+/*
+ * domain.c: domain lifetime.  Each live domain owns a small integer id,
+ * its slot in every thread's counter table (reader.c).  Ids are handed
+ * out lowest-first so that the tables stay dense, and reused after
+ * cleanup_srcu_struct(); a domain that is used after its cleanup holds
+ * SRCU__ID_DEAD, which sends every fast path to a slow path that reports.
+ *
+ * Statically initialized domains (SRCU_INITIALIZER) hold SRCU__ID_UNSET
+ * and get their id on first use, from any entry point.
+ *
+ * Locking: srcu__registry_lock guards the id bitmap, srcu__domains[] and
+ * the reader-record lists.  It is held only for short bookkeeping, never
+ * while waiting for readers, so fork() may take it.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+pthread_mutex_t srcu__registry_lock = PTHREAD_MUTEX_INITIALIZER;
+struct srcu_struct *srcu__domains[SRCU__MAX_IDS];
+
+#define WORD_BITS 64u
+#define ID_WORDS (SRCU__MAX_IDS / WORD_BITS)
+/* Under the registry lock.  The sentinel chunk's ids are never free. */
+static uint64_t id_used[ID_WORDS] = { UINT64_MAX, UINT64_MAX };
+static unsigned int id_first_free_word = SRCU__ID_FIRST / WORD_BITS;  /* search hint */
+
+/* Lowest free id, or -1. Caller holds srcu__registry_lock. */
+static int id_alloc(void)
+{
+	unsigned int w;
+
+	for (w = id_first_free_word; w < ID_WORDS; w++) {
+		if (id_used[w] != UINT64_MAX) {
+			unsigned int bit = (unsigned int)__builtin_ctzll(~id_used[w]);
+
+			id_used[w] |= 1ull << bit;
+			id_first_free_word = w;
+			return (int)(w * WORD_BITS + bit);
+		}
+	}
+	return -1;
+}
+
+static void id_free(unsigned int id)
+{
+	id_used[id / WORD_BITS] &= ~(1ull << (id % WORD_BITS));
+	if (id / WORD_BITS < id_first_free_word)
+		id_first_free_word = id / WORD_BITS;
+}
+
+/* Bind sp to a fresh id. Caller holds srcu__registry_lock. */
+static int domain_bind(struct srcu_struct *sp)
+{
+	int id = id_alloc();
+
+	if (id < 0)
+		return -ENOMEM;
+	srcu__domains[id] = sp;
+	/* Pairs with the relaxed load in srcu__my_slot(): nothing is
+	 * published through the id; release only orders the table entry. */
+	store_release(&sp->id, (uint16_t)id);
+	return 0;
+}
+
+int init_srcu_struct(struct srcu_struct *sp)
+{
+	int err;
+
+	if (!sp)
+		return -EINVAL;
+	memset(sp, 0, sizeof(*sp));
+	pthread_mutex_lock(&srcu__registry_lock);
+	err = domain_bind(sp);
+	pthread_mutex_unlock(&srcu__registry_lock);
+	if (err)
+		sp->id = SRCU__ID_DEAD;
+	return err;
+}
+
+int srcu_set_name(struct srcu_struct *sp, const char *name)
+{
+	if (!sp)
+		return -EINVAL;
+	store_relaxed(&sp->name, name);
+	return 0;
+}
+
+static SRCU__NORETURN void report_bad_id(struct srcu_struct *sp, bool dead,
+					 const char *who)
+{
+	char n[SRCU__NAME_LEN];
+
+	if (dead)
+		srcu__fatal("%s() on domain %s after cleanup_srcu_struct() "
+			    "(or after a failed init_srcu_struct())",
+			    who, srcu__name(sp, n, sizeof(n)));
+	srcu__fatal("%s() on domain %s, which was never initialized "
+		    "(call init_srcu_struct() or use SRCU_INITIALIZER)",
+		    who, srcu__name(sp, n, sizeof(n)));
+}
+
+unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
+{
+	unsigned int id = load_acquire(&sp->id);
+
+	if (id >= SRCU__ID_FIRST) {
+		if (load_relaxed(&srcu__domains[id]) != sp)
+			report_bad_id(sp, false, who);
+		return id;
+	}
+	if (id != SRCU__ID_UNSET)
+		report_bad_id(sp, id == SRCU__ID_DEAD, who);
+	pthread_mutex_lock(&srcu__registry_lock);
+	if (sp->id == SRCU__ID_UNSET && domain_bind(sp) != 0) {
+		pthread_mutex_unlock(&srcu__registry_lock);
+		srcu__fatal("%s(): no domain id left for static domain '%s' "
+			    "(%u domains are live)", who, sp->name ? sp->name : "?",
+			    SRCU__MAX_IDS - SRCU__ID_FIRST);
+	}
+	id = sp->id;
+	pthread_mutex_unlock(&srcu__registry_lock);
+	return id;
+}
+
+/* Unbind sp from its id. The caller holds sp->gp_lock and has checked
+ * that no reader is inside. */
+static void domain_unbind(struct srcu_struct *sp, unsigned int id)
+{
+	pthread_mutex_lock(&srcu__registry_lock);
+	srcu__domains[id] = NULL;
+	id_free(id);
+	store_release(&sp->id, (uint16_t)SRCU__ID_DEAD);
+	pthread_mutex_unlock(&srcu__registry_lock);
+}
+
+static bool gp_trylock(struct srcu_struct *sp)
+{
+	unsigned int expected = 0;
+
+	return __atomic_compare_exchange_n(&sp->gp_lock, &expected, 1, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+int cleanup_srcu_struct(struct srcu_struct *sp)
+{
+	unsigned int id;
+	int err = 0;
+
+	if (!sp)
+		return -EINVAL;
+	id = load_acquire(&sp->id);
+	if (id == SRCU__ID_DEAD)
+		return -EINVAL;
+	if (id == SRCU__ID_UNSET) {       /* static, never used */
+		store_release(&sp->id, (uint16_t)SRCU__ID_DEAD);
+		return 0;
+	}
+	if (load_relaxed(&srcu__domains[id]) != sp)
+		return -EINVAL;
+	if (!gp_trylock(sp))
+		return -EBUSY;            /* a grace period is running */
+	if (load_acquire(&sp->gp_event_waiters) ||
+	    !srcu__readers_done(sp, 0) || !srcu__readers_done(sp, 1))
+		err = -EBUSY;             /* updaters waiting, or readers inside */
+	else
+		domain_unbind(sp, id);
+	store_release(&sp->gp_lock, 0);
+	return err;
+}
+
+/* ---- fork ---- */
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&srcu__registry_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&srcu__registry_lock);
+}
+
+/*
+ * The child has only the forking thread.  Grace periods that other threads
+ * were running, and their waits, are gone with them: reset each live
+ * domain's update-side state to idle so that the child can run its own.
+ * A grace period cut short here is simply not counted as completed.
+ */
+static void reset_gp_state(struct srcu_struct *sp, unsigned int id)
+{
+	sp->gp_lock = 0;
+	sp->gp_event_waiters = 0;
+	srcu__gp_waits[id].waiting = 0;
+	sp->gp_seq &= ~3ul;
+	sp->gp_seq_needed = sp->gp_seq;
+	sp->gp_exp_needed = sp->gp_seq;
+}
+
+static void fork_child(void)
+{
+	unsigned int id;
+
+	srcu__backend_after_fork_child();
+	for (id = SRCU__ID_FIRST; id < SRCU__MAX_IDS; id++)
+		if (srcu__domains[id])
+			reset_gp_state(srcu__domains[id], id);
+	srcu__readers_after_fork_child();
+	pthread_mutex_unlock(&srcu__registry_lock);
+}
+
+void srcu__fork_init(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}

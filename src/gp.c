@@ -1,0 +1,293 @@
+/*
+ * gp.c: the grace-period engine.
+ *
+ * A grace period (GP) runs in the thread of a synchronize_srcu*() caller,
+ * under the domain's gp_lock, and has the shape of modern Tree SRCU:
+ *
+ *   SCAN1  wait until the *inactive* index has no readers.  Its only
+ *          readers are "stale" ones: they loaded the index before the
+ *          previous flip and counted on it after.
+ *   flip   sp->idx++: new readers count on the other index.
+ *   SCAN2  wait until the old index has no readers.
+ *
+ * Each wait starts with srcu__readers_done(): sum the unlock counts, heavy
+ * fence A (membarrier), sum the lock counts, compare.  A GP with idle
+ * readers costs two membarriers.  While readers remain, the wait spins
+ * briefly on cheap checks, then sleeps on a futex that the last reader's
+ * unlock bumps.  doc/design.md holds the ordering argument.
+ *
+ * Sharing (the kernel's gp_seq rule): gp_seq counts GPs in its upper bits
+ * and holds the GP state in its two low bits.  A caller takes the snapshot
+ * s = the value gp_seq will have once a GP that starts after now has
+ * ended, and returns as soon as gp_seq >= s.  Whichever caller holds
+ * gp_lock runs GPs until every snapshot requested so far is satisfied;
+ * the others sleep on gp_event, which each GP end bumps.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <limits.h>
+#include <sched.h>
+#include <time.h>
+
+#define SEQ_STATE_MASK 3ul
+#define SEQ_SCAN1      1ul
+#define SEQ_SCAN2      2ul
+
+/* How long a wait spins on cheap checks before it sleeps. */
+#define SPIN_NS        (20 * 1000L)       /* normal: briefly */
+#define EXP_SPIN_NS    (200 * 1000L)      /* expedited: pause-spin ... */
+#define EXP_YIELD_NS   (2 * 1000 * 1000L) /* ... then sched_yield() spin */
+/* GPs the lock holder runs for others after its own is done, before it
+ * hands over (bounds a caller's latency under a stream of callers). */
+#define MAX_EXTRA_GPS  2
+
+static long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static void stat_inc(unsigned long *c)
+{
+	store_relaxed(c, load_relaxed(c) + 1);   /* single writer: gp_lock */
+}
+
+/* ---- reader checks ---- */
+
+bool srcu__readers_done(struct srcu_struct *sp, int idx)
+{
+	unsigned long unlocks = srcu__sum_unlocks(sp, idx);
+
+	/*
+	 * A: pairs with B and C in srcu_read_lock()/srcu_read_unlock().  A
+	 * reader whose unlock we counted has its lock counted below (the
+	 * locks are read after the fence), and a reader whose lock we miss
+	 * below started its section after this fence, so it sees every
+	 * update made before this grace period.
+	 */
+	srcu__heavy_mb();
+	stat_inc(&sp->stat_checks);
+	return srcu__sum_locks(sp, idx) == unlocks;
+}
+
+/* Same sums with only a local fence: can say "busy" when the index is in
+ * fact idle, and its "idle" must be confirmed by srcu__readers_done(). */
+static bool readers_look_done(struct srcu_struct *sp, int idx)
+{
+	unsigned long unlocks = srcu__sum_unlocks(sp, idx);
+
+	srcu__smp_mb();  /* orders the two sums on this thread only */
+	return srcu__sum_locks(sp, idx) == unlocks;
+}
+
+static bool spin_until_done(struct srcu_struct *sp, int idx, long pause_ns, long yield_ns)
+{
+	long start = now_ns();
+	int i;
+
+	for (;;) {
+		if (readers_look_done(sp, idx) && srcu__readers_done(sp, idx))
+			return true;
+		long waited = now_ns() - start;
+		if (waited >= pause_ns + yield_ns)
+			return false;
+		if (waited < pause_ns)
+			for (i = 0; i < 64; i++)
+				srcu__cpu_relax();
+		else
+			sched_yield();
+	}
+}
+
+static void sleep_until_done(struct srcu_struct *sp, int idx)
+{
+	struct srcu__gp_wait *w = &srcu__gp_waits[load_relaxed(&sp->id)];
+
+	store_relaxed(&w->waiting, (unsigned int)idx + 1);
+	/* W: pairs with W in srcu_read_unlock(): each unlock after this
+	 * fence sees ->waiting and wakes us; each one before it is counted
+	 * by the scans below. */
+	srcu__heavy_mb();
+	for (;;) {
+		/* Acquire pairs with the waking reader's seq-cst bump in
+		 * srcu__wake_gp(): if we see the bump we see its count. */
+		unsigned int seq = load_acquire(&w->wake_seq);
+
+		if (readers_look_done(sp, idx) && srcu__readers_done(sp, idx))
+			break;
+		stat_inc(&sp->stat_sleeps);
+		srcu__futex_wait(&w->wake_seq, seq);
+	}
+	store_relaxed(&w->waiting, 0);
+}
+
+static void wait_readers(struct srcu_struct *sp, int idx, bool exp)
+{
+	if (srcu__readers_done(sp, idx))
+		return;
+	if (spin_until_done(sp, idx, exp ? EXP_SPIN_NS : SPIN_NS, exp ? EXP_YIELD_NS : 0))
+		return;
+	sleep_until_done(sp, idx);
+}
+
+/* ---- one grace period (caller holds gp_lock) ---- */
+
+static void gp_event_bump(struct srcu_struct *sp)
+{
+	/* Seq-cst RMW, then the waiter count: pairs with the waiters'
+	 * increment-then-futex_wait in synchronize(), so that either they
+	 * see the new event or we see them. */
+	__atomic_fetch_add(&sp->gp_event, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&sp->gp_event_waiters, __ATOMIC_SEQ_CST))
+		srcu__futex_wake(&sp->gp_event, INT_MAX);
+}
+
+static void flip(struct srcu_struct *sp)
+{
+	srcu__smp_mb();  /* E: the SCAN1 sums before the flip (redundant, cheap) */
+	store_relaxed(&sp->idx, load_relaxed(&sp->idx) + 1);
+	srcu__smp_mb();  /* D: the flip before the SCAN2 sums and their fence A */
+}
+
+static void run_gp(struct srcu_struct *sp)
+{
+	unsigned long seq = load_relaxed(&sp->gp_seq);
+	bool exp = ULONG_CMP_GE(load_relaxed(&sp->gp_exp_needed), seq + 4);
+	int idx;
+
+	if (exp)
+		stat_inc(&sp->stat_exp_gps);
+	store_relaxed(&sp->gp_seq, seq + SEQ_SCAN1);
+	/* Order the state store before the scans: a caller that sees the GP
+	 * idle (and so expects a full GP after its snapshot) is covered. */
+	srcu__smp_mb();
+	idx = (int)(load_relaxed(&sp->idx) & 1);
+	wait_readers(sp, idx ^ 1, exp);          /* SCAN1: stale readers */
+	flip(sp);
+	store_relaxed(&sp->gp_seq, seq + SEQ_SCAN2);
+	wait_readers(sp, idx, exp);              /* SCAN2: the old index */
+	/* Release pairs with the acquire in seq_done(): a caller that sees
+	 * the GP ended is ordered after the scans' fences. */
+	store_release(&sp->gp_seq, seq + 4);
+	gp_event_bump(sp);
+}
+
+/* ---- sharing ---- */
+
+static bool seq_done(struct srcu_struct *sp, unsigned long s)
+{
+	return ULONG_CMP_GE(load_acquire(&sp->gp_seq), s);
+}
+
+/* gp_seq once a GP that starts after now has ended. */
+static unsigned long seq_snap(struct srcu_struct *sp)
+{
+	return (load_acquire(&sp->gp_seq) + 2 * SEQ_STATE_MASK + 1) & ~SEQ_STATE_MASK;
+}
+
+static void seq_request(unsigned long *needed, unsigned long s)
+{
+	unsigned long cur = load_relaxed(needed);
+
+	while (ULONG_CMP_LT(cur, s) &&
+	       !__atomic_compare_exchange_n(needed, &cur, s, true,
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;
+}
+
+static bool gp_trylock(struct srcu_struct *sp)
+{
+	unsigned int expected = 0;
+
+	return __atomic_compare_exchange_n(&sp->gp_lock, &expected, 1, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static void gp_unlock(struct srcu_struct *sp)
+{
+	store_release(&sp->gp_lock, 0);
+	gp_event_bump(sp);   /* a waiter whose GP is not done takes over */
+}
+
+static void run_gps(struct srcu_struct *sp, unsigned long s)
+{
+	int extra = 0;
+
+	while (!seq_done(sp, s))
+		run_gp(sp);
+	while (extra++ < MAX_EXTRA_GPS &&
+	       ULONG_CMP_LT(load_relaxed(&sp->gp_seq), load_acquire(&sp->gp_seq_needed)))
+		run_gp(sp);
+}
+
+static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev)
+{
+	__atomic_fetch_add(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
+	srcu__futex_wait(&sp->gp_event, ev);
+	__atomic_fetch_sub(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
+}
+
+static void check_not_reader(struct srcu_struct *sp, const char *who)
+{
+	char n[SRCU__NAME_LEN], t[64];
+
+	if (srcu__self_in_reader(sp))
+		srcu__fatal("%s() called by %s inside its own read-side critical "
+			    "section of domain %s: it would wait for itself forever",
+			    who, srcu__thread_desc(t, sizeof(t)), srcu__name(sp, n, sizeof(n)));
+}
+
+static void synchronize(struct srcu_struct *sp, bool exp, const char *who)
+{
+	unsigned long s;
+
+	if (!sp)
+		srcu__fatal("%s() called with a NULL domain", who);
+	(void)srcu__domain_id(sp, who);
+	check_not_reader(sp, who);
+	/* Pairs with the fence after the GP's state store in run_gp() and
+	 * with A: the caller's updates are ordered before the snapshot, so
+	 * the GP that satisfies it starts after them. */
+	srcu__smp_mb();
+	s = seq_snap(sp);
+	seq_request(&sp->gp_seq_needed, s);
+	if (exp)
+		seq_request(&sp->gp_exp_needed, s);
+	for (;;) {
+		unsigned int ev = load_acquire(&sp->gp_event);
+
+		if (seq_done(sp, s))
+			break;
+		if (gp_trylock(sp)) {
+			run_gps(sp, s);
+			gp_unlock(sp);
+		} else {
+			wait_for_gp_event(sp, ev);
+		}
+	}
+	/* What the caller does next is ordered after the GP, even when
+	 * another thread ran it. */
+	srcu__smp_mb();
+}
+
+void synchronize_srcu(struct srcu_struct *sp)
+{
+	synchronize(sp, false, "synchronize_srcu");
+}
+
+void synchronize_srcu_expedited(struct srcu_struct *sp)
+{
+	synchronize(sp, true, "synchronize_srcu_expedited");
+}
+
+unsigned long srcu_batches_completed(struct srcu_struct *sp)
+{
+	if (!sp)
+		return 0;
+	return load_acquire(&sp->gp_seq) >> 2;
+}

@@ -1,0 +1,118 @@
+/*
+ * Internal interfaces shared by the files of src/.  Nothing here is
+ * exported (the library builds with -fvisibility=hidden).
+ *
+ * Who owns what:
+ *   backend.c  the asymmetric fence (membarrier or fences), startup
+ *   reader.c   per-thread reader records, read-side slow paths, thread exit
+ *   domain.c   domain ids and the id -> domain table, init/cleanup, names
+ *   gp.c       the grace-period engine and synchronize_srcu*()
+ *   report.c   messages about misuse, naming the domain and thread
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SRCU_INTERNAL_H
+#define SRCU_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "srcu.h"
+
+#define SRCU__HIDDEN __attribute__((visibility("hidden")))
+#define SRCU__NORETURN __attribute__((noreturn))
+#define SRCU__PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+#define load_relaxed(p)     __atomic_load_n((p), __ATOMIC_RELAXED)
+#define load_acquire(p)     __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define store_relaxed(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+/* Wrap-safe "a is at or after b" for sequence numbers. */
+#define ULONG_CMP_GE(a, b) ((long)((a) - (b)) >= 0)
+#define ULONG_CMP_LT(a, b) ((long)((a) - (b)) < 0)
+
+/* ---- backend.c ---- */
+
+/* Full fence on this thread only (the updater's half of a pairing). */
+static inline void srcu__smp_mb(void)
+{
+#if defined(__x86_64__)
+	__asm__ __volatile__("lock orq $0, (%%rsp)" ::: "memory", "cc");
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+static inline void srcu__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("pause" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	srcu__barrier();
+#endif
+}
+
+/* The asymmetric fence: a full fence on every thread of the process. */
+SRCU__HIDDEN void srcu__heavy_mb(void);
+SRCU__HIDDEN void srcu__backend_after_fork_child(void);
+
+/* ---- futex helpers (backend.c) ---- */
+SRCU__HIDDEN void srcu__futex_wait(unsigned int *addr, unsigned int val);
+SRCU__HIDDEN void srcu__futex_wake(unsigned int *addr, int n);
+
+/* ---- reader.c ---- */
+
+/* Private tail of a reader record; the public head (dir[]) comes first. */
+struct srcu__record {
+	struct srcu__reader pub;
+	struct srcu__record *next;   /* registry list: append-only, never freed */
+	int tid;                     /* owning thread, 0 while on the free list */
+	struct srcu__record *next_free;
+};
+
+/* Head of the registry of all reader records (acquire-load to traverse). */
+SRCU__HIDDEN extern struct srcu__record *srcu__records;
+
+/* Sum of one domain index's lock or unlock counts over every thread. */
+SRCU__HIDDEN unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx);
+SRCU__HIDDEN unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx);
+/* Does the calling thread hold a read-side section of sp? */
+SRCU__HIDDEN bool srcu__self_in_reader(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__readers_init(void);
+SRCU__HIDDEN void srcu__readers_after_fork_child(void);
+
+/* ---- domain.c ---- */
+
+/* The registry lock: records, ids, the id table.  Never held while
+ * waiting for readers. */
+SRCU__HIDDEN extern pthread_mutex_t srcu__registry_lock;
+/* id -> live domain, or NULL. Read under srcu__registry_lock. */
+SRCU__HIDDEN extern struct srcu_struct *srcu__domains[SRCU__MAX_IDS];
+
+/* Give a statically initialized domain its id on first use; report and
+ * abort on a domain used after cleanup.  Returns the id. */
+SRCU__HIDDEN unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who);
+/* Register the fork handlers (domain.c owns the registry lock). */
+SRCU__HIDDEN void srcu__fork_init(void);
+
+/* ---- gp.c ---- */
+SRCU__HIDDEN bool srcu__readers_done(struct srcu_struct *sp, int idx);
+
+/* ---- report.c ---- */
+
+/* "'name'" or "srcu_struct@0x..." into buf. */
+SRCU__HIDDEN const char *srcu__name(const struct srcu_struct *sp, char *buf, size_t len);
+SRCU__HIDDEN int srcu__gettid(void);
+SRCU__HIDDEN void srcu__warn(const char *fmt, ...) SRCU__PRINTF(1, 2);
+SRCU__HIDDEN SRCU__NORETURN void srcu__fatal(const char *fmt, ...) SRCU__PRINTF(1, 2);
+/* "thread 1234 (name)" for the calling thread. */
+SRCU__HIDDEN const char *srcu__thread_desc(char *buf, size_t len);
+
+#define SRCU__NAME_LEN 96
+
+#endif /* SRCU_INTERNAL_H */

@@ -1,0 +1,70 @@
+/*
+ * report.c: messages about misuse.  Every message names the domain and,
+ * where a thread is involved, the thread, so that the mistake can be found
+ * from the log alone.  Fatal messages abort(): they report misuse that
+ * would otherwise deadlock or corrupt a domain.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+const char *srcu__name(const struct srcu_struct *sp, char *buf, size_t len)
+{
+	const char *n = load_relaxed(&sp->name);
+
+	if (n)
+		snprintf(buf, len, "'%s'", n);
+	else
+		snprintf(buf, len, "srcu_struct@%p", (const void *)sp);
+	return buf;
+}
+
+int srcu__gettid(void)
+{
+	return (int)syscall(SYS_gettid);
+}
+
+const char *srcu__thread_desc(char *buf, size_t len)
+{
+	char name[32] = "";
+
+	pthread_getname_np(pthread_self(), name, sizeof(name));
+	snprintf(buf, len, "thread %d (%s)", srcu__gettid(), name[0] ? name : "?");
+	return buf;
+}
+
+static void vreport(const char *level, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* One write, so that concurrent messages do not interleave. */
+	fprintf(stderr, "libsrcu: %s: %s\n", level, msg);
+	fflush(stderr);
+}
+
+void srcu__warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning", fmt, ap);
+	va_end(ap);
+}
+
+void srcu__fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("fatal", fmt, ap);
+	va_end(ap);
+	abort();
+}

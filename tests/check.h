@@ -1,0 +1,200 @@
+/*
+ * check.h: the tests' tiny harness.  Typed assertions that print both
+ * values, a per-test watchdog (a test that hangs fails with a message
+ * instead of stalling ctest), thread helpers and a death-test helper that
+ * runs code in a child process and checks how it died and what it said.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SRCU_TESTS_CHECK_H
+#define SRCU_TESTS_CHECK_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "srcu.h"
+
+static int check_failures;
+
+#define CHECK(cond) \
+	do { if (!(cond)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", \
+		__FILE__, __LINE__, #cond); check_failures++; } } while (0)
+
+#define CHECK_EQ(a, b) \
+	do { long long a_ = (long long)(a), b_ = (long long)(b); \
+	     if (a_ != b_) { fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", \
+		__FILE__, __LINE__, #a, #b, a_, b_); check_failures++; } } while (0)
+
+#define CHECK_LT(a, b) \
+	do { long long a_ = (long long)(a), b_ = (long long)(b); \
+	     if (!(a_ < b_)) { fprintf(stderr, "%s:%d: %s < %s failed: %lld >= %lld\n", \
+		__FILE__, __LINE__, #a, #b, a_, b_); check_failures++; } } while (0)
+
+/* Fatal variant: stop the test at once. */
+#define REQUIRE(cond) \
+	do { if (!(cond)) { fprintf(stderr, "%s:%d: REQUIRE(%s) failed\n", \
+		__FILE__, __LINE__, #cond); exit(1); } } while (0)
+
+static inline long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static inline void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static inline void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* A plain flag that one thread raises and another waits for. */
+static inline void flag_set(int *f) { __atomic_store_n(f, 1, __ATOMIC_SEQ_CST); }
+static inline int flag_get(int *f) { return __atomic_load_n(f, __ATOMIC_SEQ_CST); }
+static inline void flag_wait(int *f)
+{
+	while (!flag_get(f))
+		sleep_us(50);
+}
+
+static inline pthread_t spawn(void *(*fn)(void *), void *arg)
+{
+	pthread_t t;
+
+	REQUIRE(pthread_create(&t, NULL, fn, arg) == 0);
+	return t;
+}
+
+static inline void join(pthread_t t)
+{
+	REQUIRE(pthread_join(t, NULL) == 0);
+}
+
+static void watchdog_fired(int sig)
+{
+	(void)sig;
+	static const char msg[] = "watchdog: test hung (a grace period that never ends?)\n";
+	ssize_t r = write(2, msg, sizeof(msg) - 1);
+	(void)r;
+	_exit(2);
+}
+
+/* Fail the whole test if it runs longer than seconds. */
+static inline void watchdog(unsigned int seconds)
+{
+	signal(SIGALRM, watchdog_fired);
+	alarm(seconds);
+}
+
+/*
+ * Run fn in a child process with stderr captured.  Returns true if the
+ * child was killed by SIGABRT and its stderr contains every string of
+ * the NULL-terminated list.
+ */
+static inline bool dies_saying(void (*fn)(void), ...)
+{
+	int pipefd[2];
+	char out[4096];
+	size_t len = 0;
+	int status;
+	pid_t pid;
+	va_list ap;
+	const char *want;
+	bool ok;
+
+	REQUIRE(pipe(pipefd) == 0);
+	fflush(NULL);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		signal(SIGALRM, SIG_DFL);
+		alarm(20);   /* a hang is a failure too */
+		fn();
+		_exit(0);    /* survived: not the expected death */
+	}
+	close(pipefd[1]);
+	for (;;) {
+		ssize_t n = read(pipefd[0], out + len, sizeof(out) - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	out[len] = 0;
+	close(pipefd[0]);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	ok = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+	if (!ok)
+		fprintf(stderr, "child did not abort (status 0x%x); it said: %s\n", status, out);
+	va_start(ap, fn);
+	while ((want = va_arg(ap, const char *)) != NULL) {
+		if (!strstr(out, want)) {
+			fprintf(stderr, "child's message lacks \"%s\"; it said: %s\n", want, out);
+			ok = false;
+		}
+	}
+	va_end(ap);
+	return ok;
+}
+
+/* Capture what this process writes to stderr between begin and end. */
+struct captured { int saved_fd; FILE *file; char text[4096]; };
+
+static inline void capture_stderr_begin(struct captured *c)
+{
+	fflush(stderr);
+	c->file = tmpfile();
+	REQUIRE(c->file);
+	c->saved_fd = dup(2);
+	dup2(fileno(c->file), 2);
+}
+
+static inline const char *capture_stderr_end(struct captured *c)
+{
+	size_t n;
+
+	fflush(stderr);
+	dup2(c->saved_fd, 2);
+	close(c->saved_fd);
+	rewind(c->file);
+	n = fread(c->text, 1, sizeof(c->text) - 1, c->file);
+	c->text[n] = 0;
+	fclose(c->file);
+	return c->text;
+}
+
+static inline int check_report(const char *name)
+{
+	if (check_failures) {
+		printf("%s: FAIL (%d checks failed, backend %s)\n", name, check_failures,
+		       srcu_backend());
+		return 1;
+	}
+	printf("%s: PASS (backend %s)\n", name, srcu_backend());
+	return 0;
+}
+
+#endif

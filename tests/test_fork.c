@@ -1,0 +1,134 @@
+/*
+ * test_fork: the child of fork() has only the forking thread, and can use
+ * every domain: sections and grace periods that other threads of the
+ * parent held are gone with those threads.
+ */
+#include "check.h"
+
+/* TSan cannot run threads in the child of a multithreaded fork ("dup
+ * thread with used id"); under TSan the child stays single-threaded. */
+#if defined(__SANITIZE_THREAD__)
+#define CHILD_MAY_SPAWN 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CHILD_MAY_SPAWN 0
+#endif
+#endif
+#ifndef CHILD_MAY_SPAWN
+#define CHILD_MAY_SPAWN 1
+#endif
+
+static struct srcu_struct dom;
+static int inside, release;
+
+static void *hold_reader(void *arg)
+{
+	int idx = srcu_read_lock(&dom);
+
+	(void)arg;
+	flag_set(&inside);
+	flag_wait(&release);
+	srcu_read_unlock(&dom, idx);
+	return NULL;
+}
+
+static int gp_started;
+
+static void *run_gp(void *arg)
+{
+	(void)arg;
+	flag_set(&gp_started);
+	synchronize_srcu(&dom);   /* sleeps: hold_reader is inside */
+	return NULL;
+}
+
+static void *child_reader(void *arg)
+{
+	int idx = srcu_read_lock(&dom);
+
+	(void)arg;
+	srcu_read_unlock(&dom, idx);
+	return NULL;
+}
+
+/* In the child: everything must work and nothing may hang. */
+static int child_body(void)
+{
+	unsigned long b = srcu_batches_completed(&dom);
+	int idx;
+
+	alarm(20);
+	synchronize_srcu(&dom);
+	synchronize_srcu_expedited(&dom);
+	idx = srcu_read_lock(&dom);
+	srcu_read_unlock(&dom, idx);
+	if (CHILD_MAY_SPAWN)
+		join(spawn(child_reader, NULL));
+	synchronize_srcu(&dom);
+	if (srcu_batches_completed(&dom) < b + 3)
+		return 3;
+	return cleanup_srcu_struct(&dom) == 0 ? 0 : 4;
+}
+
+/*
+ * Bugs caught: a child that waits forever for a reader thread that does
+ * not exist in it, or for the grace-period lock that another parent
+ * thread held at fork time.
+ */
+static void test_fork_with_reader_and_gp(void)
+{
+	pthread_t r, g;
+	pid_t pid;
+	int status;
+
+	REQUIRE(init_srcu_struct(&dom) == 0);
+	r = spawn(hold_reader, NULL);
+	flag_wait(&inside);
+	g = spawn(run_gp, NULL);
+	flag_wait(&gp_started);
+	while (__atomic_load_n(&dom.gp_lock, __ATOMIC_SEQ_CST) == 0)
+		sleep_us(100);
+	sleep_ms(20);   /* the GP is now asleep, waiting for the reader */
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0)
+		_exit(child_body());
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+	flag_set(&release);          /* the parent is unaffected */
+	join(r);
+	join(g);
+	CHECK_EQ(cleanup_srcu_struct(&dom), 0);
+}
+
+/* The forking thread itself may be inside a section; the child then is
+ * too, and must end it before its own grace period. */
+static void test_fork_inside_section(void)
+{
+	pid_t pid;
+	int status, idx;
+
+	REQUIRE(init_srcu_struct(&dom) == 0);
+	idx = srcu_read_lock(&dom);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		alarm(20);
+		srcu_read_unlock(&dom, idx);
+		synchronize_srcu(&dom);
+		_exit(cleanup_srcu_struct(&dom) == 0 ? 0 : 5);
+	}
+	srcu_read_unlock(&dom, idx);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+	CHECK_EQ(cleanup_srcu_struct(&dom), 0);
+}
+
+int main(void)
+{
+	watchdog(60);
+	test_fork_with_reader_and_gp();
+	test_fork_inside_section();
+	return check_report("test_fork");
+}

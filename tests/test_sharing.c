@@ -1,0 +1,145 @@
+/*
+ * test_sharing: concurrent synchronize_srcu() callers share grace periods,
+ * yet each still gets a full one; domains do not delay each other.
+ */
+#include "check.h"
+
+#define MAGIC_LIVE   0x11FEu
+#define MAGIC_POISON 0xDEADu
+
+struct obj { unsigned int magic; };
+
+static struct srcu_struct dom;
+static struct obj *head;
+static int stop, failures;
+static long reads;
+
+/* Readers check that the object they reach is never poisoned while they
+ * are inside, including after sleeping there. */
+static void *reader(void *arg)
+{
+	unsigned int seed = (unsigned int)(uintptr_t)arg;
+	long n = 0;
+
+	while (!flag_get(&stop)) {
+		int idx = srcu_read_lock(&dom);
+		struct obj *p = srcu_dereference(head, &dom);
+
+		if (p->magic != MAGIC_LIVE)
+			__atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+		if (rand_r(&seed) % 8 == 0)
+			sleep_us(rand_r(&seed) % 200);
+		else
+			sched_yield();
+		if (__atomic_load_n(&p->magic, __ATOMIC_RELAXED) != MAGIC_LIVE)
+			__atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+		srcu_read_unlock(&dom, idx);
+		n++;
+	}
+	__atomic_fetch_add(&reads, n, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+#define UPDATERS 6
+#define CALLS    150
+
+/* Each call publishes a new object, waits, then poisons the old one (kept
+ * in memory, so a stale reader sees poison instead of crashing). */
+static void *updater(void *arg)
+{
+	struct obj *pool = calloc(CALLS, sizeof(*pool));
+	long u = (long)(uintptr_t)arg;
+
+	REQUIRE(pool);
+	for (int i = 0; i < CALLS; i++) {
+		struct obj *fresh = &pool[i], *old;
+
+		fresh->magic = MAGIC_LIVE;
+		old = __atomic_exchange_n(&head, fresh, __ATOMIC_ACQ_REL);
+		if (u % 2)
+			synchronize_srcu(&dom);
+		else
+			synchronize_srcu_expedited(&dom);
+		__atomic_store_n(&old->magic, MAGIC_POISON, __ATOMIC_RELAXED);
+	}
+	return pool;   /* freed by main after the readers stop */
+}
+
+/*
+ * Bugs caught: no sharing at all (one grace period per call), and sharing
+ * that hands a caller a grace period that started before its call (a
+ * reader then sees its object poisoned).
+ */
+static void test_shared_and_full(void)
+{
+	static struct obj first = { MAGIC_LIVE };
+	pthread_t r[3], u[UPDATERS];
+	void *pools[UPDATERS];
+	unsigned long before, gps;
+	int i;
+
+	REQUIRE(init_srcu_struct(&dom) == 0);
+	head = &first;
+	for (i = 0; i < 3; i++)
+		r[i] = spawn(reader, (void *)(uintptr_t)(i + 1));
+	before = srcu_batches_completed(&dom);
+	for (i = 0; i < UPDATERS; i++)
+		u[i] = spawn(updater, (void *)(uintptr_t)i);
+	for (i = 0; i < UPDATERS; i++)
+		REQUIRE(pthread_join(u[i], &pools[i]) == 0);
+	gps = srcu_batches_completed(&dom) - before;
+	flag_set(&stop);
+	for (i = 0; i < 3; i++)
+		join(r[i]);
+	printf("%d calls ran %lu grace periods (%.2f calls per grace period), %ld reads\n",
+	       UPDATERS * CALLS, gps, (double)(UPDATERS * CALLS) / (double)gps, reads);
+	CHECK_EQ(failures, 0);
+	CHECK(gps >= CALLS);                        /* every caller got its own wait */
+	CHECK_LT(gps * 4, (unsigned long)UPDATERS * CALLS * 3);  /* shared: < 0.75 per call */
+	for (i = 0; i < UPDATERS; i++)
+		free(pools[i]);
+	CHECK_EQ(cleanup_srcu_struct(&dom), 0);
+}
+
+static struct srcu_struct a, b;
+static int b_inside, b_ending;
+
+static void *hold_b(void *arg)
+{
+	int idx = srcu_read_lock(&b);
+
+	(void)arg;
+	flag_set(&b_inside);
+	sleep_ms(1000);
+	flag_set(&b_ending);
+	srcu_read_unlock(&b, idx);
+	return NULL;
+}
+
+/* Bug caught: grace periods of one domain waiting for another's readers
+ * (liburcu's single global domain does exactly that). */
+static void test_isolation(void)
+{
+	pthread_t t;
+
+	REQUIRE(init_srcu_struct(&a) == 0);
+	REQUIRE(init_srcu_struct(&b) == 0);
+	t = spawn(hold_b, NULL);
+	flag_wait(&b_inside);
+	for (int i = 0; i < 100; i++)
+		synchronize_srcu(&a);
+	CHECK(!flag_get(&b_ending));
+	synchronize_srcu(&b);
+	CHECK(flag_get(&b_ending));
+	join(t);
+	CHECK_EQ(cleanup_srcu_struct(&a), 0);
+	CHECK_EQ(cleanup_srcu_struct(&b), 0);
+}
+
+int main(void)
+{
+	watchdog(100);
+	test_shared_and_full();
+	test_isolation();
+	return check_report("test_sharing");
+}
