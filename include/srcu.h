@@ -32,16 +32,12 @@ extern "C" {
 /* ---------------------------------------------------------------------- */
 /* Private layout, needed by the inline fast paths.  Do not touch.        */
 
-#define SRCU__CHUNK_SHIFT 7                     /* 128 domains per chunk  */
-#define SRCU__CHUNK_SLOTS (1u << SRCU__CHUNK_SHIFT)
-#define SRCU__DIR_SIZE    512u                  /* chunks per thread      */
-#define SRCU__MAX_IDS     (SRCU__DIR_SIZE * SRCU__CHUNK_SLOTS)  /* 65536 */
-/* Chunk 0 is never allocated: its ids are sentinels that send the fast
- * path to the slow path.  A zeroed srcu_struct is thus an unused static
- * domain, never an alias of a live one. */
+#define SRCU__MAX_IDS     65536u                /* live domains + sentinels */
+/* Sentinel ids send the fast path to the slow path.  A zeroed srcu_struct
+ * is thus an unused static domain, never an alias of a live one. */
 #define SRCU__ID_UNSET    0u                    /* static, not yet used   */
 #define SRCU__ID_DEAD     1u                    /* after cleanup          */
-#define SRCU__ID_FIRST    SRCU__CHUNK_SLOTS     /* first real id          */
+#define SRCU__ID_FIRST    2u                    /* first real id          */
 
 /* One thread's counters for one domain.  Written only by the owning
  * thread; read by grace-period scans.  Counts only ever increase: a
@@ -52,18 +48,12 @@ struct srcu__slot {
 	unsigned long unlock[2];
 };
 
-struct srcu__chunk {
-	struct srcu__slot slot[SRCU__CHUNK_SLOTS];
-};
-
-/* Per-thread reader record: dir[] is the only part the inline code sees. */
-struct srcu__reader {
-	struct srcu__chunk *dir[SRCU__DIR_SIZE];
-};
-
-/* Initial-exec TLS: reached with one %fs-relative load, also from programs
- * linked against libsrcu.so (no __tls_get_addr call). */
-SRCU__API extern __thread struct srcu__reader *srcu__self
+/* This thread's counters, indexed by domain id: a 2 MiB reservation of
+ * which only the pages of ids the thread uses get memory.  NULL until the
+ * thread's first read-side section, and always NULL with the fence
+ * backend (whose readers take the out-of-line path).  Initial-exec TLS:
+ * one %fs-relative load, also from programs linked against libsrcu.so. */
+SRCU__API extern __thread struct srcu__slot *srcu__slots
 	__attribute__((tls_model("initial-exec")));
 /* A grace period that sleeps waiting for readers of domain id announces
  * it here, outside the domain: a reader checks it after its last count,
@@ -74,9 +64,6 @@ struct srcu__gp_wait {
 };
 SRCU__API extern struct srcu__gp_wait srcu__gp_waits[SRCU__MAX_IDS];
 
-/* Nonzero when membarrier(2) is unavailable: readers then use fences.
- * Only ever changes from 1 to 0, once, in the library constructor. */
-SRCU__API extern int srcu__fence_mode;
 
 /* ---------------------------------------------------------------------- */
 /* The domain.                                                            */
@@ -140,37 +127,16 @@ SRCU__API void srcu__wake_gp(unsigned int id);
 #define SRCU__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define srcu__barrier() __asm__ __volatile__("" ::: "memory")
 
-/* Full fence for the fallback backend.  On x86 a locked RMW already is
- * one, and a locked "or" of the stack top is far cheaper than mfence. */
-#if defined(__x86_64__) || defined(__i386__)
-#define srcu__mb_after_rmw() srcu__barrier()
-#else
-#define srcu__mb_after_rmw() __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#endif
-
-/* This thread's counters for sp, or NULL when the slow path must run
- * (first use by this thread, a static domain's first use, or misuse). */
+/* This thread's counters for domain id, or NULL when the slow path must
+ * run: first use by this thread, a static domain's first use, the fence
+ * backend, or misuse. */
 static inline struct srcu__slot *srcu__my_slot(unsigned int id)
 {
-	struct srcu__reader *r = srcu__self;
-	struct srcu__chunk *ch;
+	struct srcu__slot *t = srcu__slots;
 
-	if (SRCU__UNLIKELY(!r))
+	if (SRCU__UNLIKELY(!t || id < SRCU__ID_FIRST))
 		return 0;
-	ch = r->dir[id >> SRCU__CHUNK_SHIFT];
-	if (SRCU__UNLIKELY(!ch))
-		return 0;
-	return &ch->slot[id & (SRCU__CHUNK_SLOTS - 1)];
-}
-
-/* Fallback backend: a locked RMW is both the count and the full fence. */
-static inline void srcu__count_mb(unsigned long *c)
-{
-#if !(defined(__x86_64__) || defined(__i386__))
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
-	__atomic_fetch_add(c, 1, __ATOMIC_SEQ_CST);
-	srcu__mb_after_rmw();
+	return &t[id];
 }
 
 /*
@@ -187,10 +153,6 @@ static inline int srcu_read_lock(struct srcu_struct *sp)
 		return srcu__read_lock_slow(sp);
 	idx = (int)(__atomic_load_n(&sp->idx, __ATOMIC_RELAXED) & 1);
 	c = &s->lock[idx];
-	if (SRCU__UNLIKELY(srcu__fence_mode)) {
-		srcu__count_mb(c);  /* B (fence backend): pairs with A in srcu__readers_done() */
-		return idx;
-	}
 	/* Owner-only increment: a plain load and store; atomic only so that
 	 * the scans' concurrent loads are not data races. */
 	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
@@ -215,23 +177,17 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
 		srcu__read_unlock_slow(sp, idx);
 		return;
 	}
+	/* An unlock without its lock is caught by the next grace-period scan
+	 * (srcu__sum_locks()) or at thread exit, off this path. */
 	c = &s->unlock[idx];
 	u = __atomic_load_n(c, __ATOMIC_RELAXED);
-	if (SRCU__UNLIKELY(u == __atomic_load_n(&s->lock[idx], __ATOMIC_RELAXED))) {
-		srcu__read_unlock_slow(sp, idx);  /* unbalanced: reports */
-		return;
-	}
-	if (SRCU__UNLIKELY(srcu__fence_mode)) {
-		srcu__count_mb(c);  /* C and W (fence backend) */
-	} else {
-		/* C: release keeps the critical section before the count; pairs
-		 * with A (membarrier) in srcu__readers_done(). */
-		__atomic_store_n(c, u + 1, __ATOMIC_RELEASE);
-		/* W: pairs with the membarrier after the GP sets ->waiting in
-		 * srcu__sleep_until_done(): either its scan sees this count or
-		 * we see ->waiting. */
-		srcu__barrier();
-	}
+	/* C: release keeps the critical section before the count; pairs
+	 * with A (membarrier) in srcu__readers_done(). */
+	__atomic_store_n(c, u + 1, __ATOMIC_RELEASE);
+	/* W: pairs with the membarrier after the GP sets ->waiting in
+	 * sleep_until_done(): either its scan sees this count or we see
+	 * ->waiting. */
+	srcu__barrier();
 	/* sp may be freed from here on: touch only srcu__gp_waits[]. */
 	if (SRCU__UNLIKELY(__atomic_load_n(&srcu__gp_waits[id].waiting, __ATOMIC_RELAXED) ==
 			   (unsigned int)idx + 1))

@@ -25,7 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int srcu__fence_mode = 1;
+int srcu__fence_mode = 1;   /* see internal.h */
 
 static int membarrier(int cmd)
 {

@@ -25,8 +25,9 @@ struct srcu_struct *srcu__domains[SRCU__MAX_IDS];
 #define WORD_BITS 64u
 #define ID_WORDS (SRCU__MAX_IDS / WORD_BITS)
 /* Under the registry lock.  The sentinel chunk's ids are never free. */
-static uint64_t id_used[ID_WORDS] = { UINT64_MAX, UINT64_MAX };
-static unsigned int id_first_free_word = SRCU__ID_FIRST / WORD_BITS;  /* search hint */
+static uint64_t id_used[ID_WORDS] = { (1ull << SRCU__ID_FIRST) - 1 };
+static unsigned int id_first_free_word;  /* search hint */
+unsigned int srcu__id_high = SRCU__ID_FIRST;
 
 /* Lowest free id, or -1. Caller holds srcu__registry_lock. */
 static int id_alloc(void)
@@ -37,9 +38,13 @@ static int id_alloc(void)
 		if (id_used[w] != UINT64_MAX) {
 			unsigned int bit = (unsigned int)__builtin_ctzll(~id_used[w]);
 
+			unsigned int id = w * WORD_BITS + bit;
+
 			id_used[w] |= 1ull << bit;
 			id_first_free_word = w;
-			return (int)(w * WORD_BITS + bit);
+			if (id >= srcu__id_high)
+				srcu__id_high = id + 1;
+			return (int)id;
 		}
 	}
 	return -1;
@@ -205,7 +210,7 @@ static void fork_child(void)
 	unsigned int id;
 
 	srcu__backend_after_fork_child();
-	for (id = SRCU__ID_FIRST; id < SRCU__MAX_IDS; id++)
+	for (id = SRCU__ID_FIRST; id < srcu__id_high; id++)
 		if (srcu__domains[id])
 			reset_gp_state(srcu__domains[id], id);
 	srcu__readers_after_fork_child();

@@ -57,6 +57,18 @@ static inline void srcu__cpu_relax(void)
 #endif
 }
 
+/* Nonzero when membarrier(2) is unavailable (or SRCU_BACKEND=fence):
+ * readers then take the out-of-line path and use fences.  Only ever
+ * changes from 1 to 0, once, in the library constructor. */
+SRCU__HIDDEN extern int srcu__fence_mode;
+
+/* After a locked RMW, for a full fence: on x86 the RMW already is one. */
+#if defined(__x86_64__) || defined(__i386__)
+#define srcu__mb_after_rmw() srcu__barrier()
+#else
+#define srcu__mb_after_rmw() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
+
 /* The asymmetric fence: a full fence on every thread of the process. */
 SRCU__HIDDEN void srcu__heavy_mb(void);
 SRCU__HIDDEN void srcu__backend_after_fork_child(void);
@@ -67,9 +79,9 @@ SRCU__HIDDEN void srcu__futex_wake(unsigned int *addr, int n);
 
 /* ---- reader.c ---- */
 
-/* Private tail of a reader record; the public head (dir[]) comes first. */
+/* A thread's reader record. */
 struct srcu__record {
-	struct srcu__reader pub;
+	struct srcu__slot *slots;    /* SRCU__MAX_IDS slots, mmap()ed; immutable */
 	struct srcu__record *next;   /* registry list: append-only, never freed */
 	int tid;                     /* owning thread, 0 while on the free list */
 	struct srcu__record *next_free;
@@ -93,6 +105,8 @@ SRCU__HIDDEN void srcu__readers_after_fork_child(void);
 SRCU__HIDDEN extern pthread_mutex_t srcu__registry_lock;
 /* id -> live domain, or NULL. Read under srcu__registry_lock. */
 SRCU__HIDDEN extern struct srcu_struct *srcu__domains[SRCU__MAX_IDS];
+/* One past the highest id ever handed out (under srcu__registry_lock). */
+SRCU__HIDDEN extern unsigned int srcu__id_high;
 
 /* Give a statically initialized domain its id on first use; report and
  * abort on a domain used after cleanup.  Returns the id. */

@@ -1,22 +1,26 @@
 /*
  * reader.c: per-thread reader records and the read side's slow paths.
  *
- * A record holds one thread's lock/unlock counts for every domain it has
- * used: dir[id >> 7] points to a 4 KiB chunk of 128 slots, allocated the
- * first time the thread uses a domain in that range.  Records are created
- * lazily (no registration), reached through initial-exec TLS, and kept on
- * an append-only registry list that grace-period scans walk without a
- * lock.  A record is never freed: when its thread exits it goes on a free
- * list, counts intact, and the next new thread reuses it.  Counts only
- * grow, and an exiting thread's counts are balanced first, so the sums a
- * scan computes stay exact across thread exit and reuse.
+ * A record holds one thread's lock/unlock counts for every domain, in a
+ * flat table indexed by domain id: an mmap()ed reservation of
+ * SRCU__MAX_IDS slots (2 MiB of address space) that gets memory one 4 KiB
+ * page (128 ids) at a time, as the thread first counts in it.  Records are
+ * created lazily (no registration), reached through initial-exec TLS, and
+ * kept on an append-only registry list that grace-period scans walk
+ * without a lock.  A record is never freed: when its thread exits it goes
+ * on a free list, counts intact, and the next new thread reuses it.  Counts
+ * only grow, and an exiting thread's counts are balanced first, so the
+ * sums a scan computes stay exact across thread exit and reuse.
  *
  * Invariants:
- *  - Only the owning thread writes a record's counters and dir[].
- *  - A record's ->next is set before the record is published, and never
- *    changes; the list head is published with a release store.
- *  - Memory: 4 KiB + 64 B per record (peak concurrent threads), plus
- *    32 B per (thread, domain) in 4 KiB chunks of 128 consecutive ids.
+ *  - Only the owning thread writes a record's counters.
+ *  - A record's ->slots and ->next are set before the record is
+ *    published, and never change; the head is published with release.
+ *  - With the fence backend srcu__slots stays NULL, so every read-side
+ *    call comes here and counts with locked RMWs.
+ *  - Memory: per record (peak concurrent threads) 64 B, plus 4 KiB per
+ *    range of 128 domain ids the thread has used: 32 B per (thread,
+ *    domain) when ids are dense, which lowest-first allocation keeps them.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -26,8 +30,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-__thread struct srcu__reader *srcu__self __attribute__((tls_model("initial-exec")));
+__thread struct srcu__slot *srcu__slots __attribute__((tls_model("initial-exec")));
+static __thread struct srcu__record *self;
 struct srcu__gp_wait srcu__gp_waits[SRCU__MAX_IDS];
 struct srcu__record *srcu__records;
 
@@ -42,31 +48,39 @@ void srcu__readers_init(void)
 		srcu__fatal("pthread_key_create() failed: no thread-exit hook");
 }
 
-static struct srcu__record *record_of(struct srcu__reader *pub)
-{
-	return (struct srcu__record *)pub;   /* pub is the first member */
-}
+#define SLOTS_BYTES ((size_t)SRCU__MAX_IDS * sizeof(struct srcu__slot))
 
 /* A zeroed record linked into the registry. Caller holds the lock. */
 static struct srcu__record *record_new(void)
 {
-	struct srcu__record *r = aligned_alloc(64, (sizeof(*r) + 63) & ~(size_t)63);
+	struct srcu__record *r = calloc(1, sizeof(*r));
+	void *slots;
 
 	if (!r)
 		return NULL;
-	memset(r, 0, sizeof(*r));
+	/* Address space only: pages get memory when first written. */
+	slots = mmap(NULL, SLOTS_BYTES, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (slots == MAP_FAILED) {
+		free(r);
+		return NULL;
+	}
+	r->slots = slots;
 	r->next = srcu__records;
 	/* Pairs with the acquire loads of the head in the scans: they see a
-	 * complete record, with ->next set. */
+	 * complete record, ->slots and ->next set. */
 	store_release(&srcu__records, r);
 	return r;
 }
 
-static struct srcu__record *attach(void)
+/* The calling thread's record, created or reused on first use. */
+static struct srcu__record *my_record(void)
 {
-	struct srcu__record *r;
+	struct srcu__record *r = self;
 	char t[64];
 
+	if (r)
+		return r;
 	pthread_mutex_lock(&srcu__registry_lock);
 	r = free_records;
 	if (r)
@@ -77,53 +91,58 @@ static struct srcu__record *attach(void)
 		r->tid = srcu__gettid();
 	pthread_mutex_unlock(&srcu__registry_lock);
 	if (!r)
-		srcu__fatal("%s: out of memory for its reader record (4 KiB)",
+		srcu__fatal("%s: out of memory for its reader record",
 			    srcu__thread_desc(t, sizeof(t)));
 	pthread_setspecific(exit_key, r);
-	srcu__self = &r->pub;
+	self = r;
+	if (!load_relaxed(&srcu__fence_mode))
+		srcu__slots = r->slots;   /* the inline fast path may run now */
 	return r;
 }
 
-static void chunk_attach(struct srcu__record *r, unsigned int c)
+/* Fence backend: the count is a locked RMW, a full fence (B, or C and W). */
+static void count_mb(unsigned long *c)
 {
-	struct srcu__chunk *ch;
-	char t[64];
-
-	if (r->pub.dir[c])
-		return;
-	ch = aligned_alloc(4096, sizeof(*ch));
-	if (!ch)
-		srcu__fatal("%s: out of memory for reader counters (4 KiB)",
-			    srcu__thread_desc(t, sizeof(t)));
-	memset(ch, 0, sizeof(*ch));
-	/* Pairs with the acquire load of dir[] in the scans: zeroed counts
-	 * are visible before the chunk is. */
-	store_release(&r->pub.dir[c], ch);
+#if !(defined(__x86_64__) || defined(__i386__))
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+	__atomic_fetch_add(c, 1, __ATOMIC_SEQ_CST);
+	srcu__mb_after_rmw();
 }
 
 int srcu__read_lock_slow(struct srcu_struct *sp)
 {
 	unsigned int id = srcu__domain_id(sp, "srcu_read_lock");
-	struct srcu__record *r = srcu__self ? record_of(srcu__self) : attach();
+	struct srcu__record *r = my_record();
+	int idx;
 
-	chunk_attach(r, id >> SRCU__CHUNK_SHIFT);
-	return srcu_read_lock(sp);   /* the fast path now succeeds */
+	if (!load_relaxed(&srcu__fence_mode))
+		return srcu_read_lock(sp);   /* the fast path now succeeds */
+	idx = (int)(load_relaxed(&sp->idx) & 1);
+	count_mb(&r->slots[id].lock[idx]);   /* B: pairs with A */
+	return idx;
 }
 
 void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 {
 	unsigned int id = srcu__domain_id(sp, "srcu_read_unlock");
 	char n[SRCU__NAME_LEN], t[64];
+	struct srcu__slot *s;
 
 	if ((unsigned int)idx > 1)
 		srcu__fatal("srcu_read_unlock() on domain %s by %s: index %d is not "
 			    "one that srcu_read_lock() returns (0 or 1)",
 			    srcu__name(sp, n, sizeof(n)), srcu__thread_desc(t, sizeof(t)), idx);
-	(void)id;
-	srcu__fatal("srcu_read_unlock() on domain %s by %s without a matching "
-		    "srcu_read_lock() in this thread (index %d); to end a section "
-		    "in another thread use srcu_down_read()/srcu_up_read()",
-		    srcu__name(sp, n, sizeof(n)), srcu__thread_desc(t, sizeof(t)), idx);
+	s = self ? &self->slots[id] : NULL;
+	if (!s || s->unlock[idx] == s->lock[idx])
+		srcu__fatal("srcu_read_unlock() on domain %s by %s without a matching "
+			    "srcu_read_lock() in this thread (index %d); to end a section "
+			    "in another thread use srcu_down_read()/srcu_up_read()",
+			    srcu__name(sp, n, sizeof(n)), srcu__thread_desc(t, sizeof(t)), idx);
+	count_mb(&s->unlock[idx]);           /* C and W (fence backend) */
+	/* sp may be freed from here on. */
+	if (load_relaxed(&srcu__gp_waits[id].waiting) == (unsigned int)idx + 1)
+		srcu__wake_gp(id);
 }
 
 void srcu__wake_gp(unsigned int id)
@@ -137,45 +156,65 @@ void srcu__wake_gp(unsigned int id)
 
 /* ---- sums for the grace-period scans ---- */
 
-static unsigned long sum_counts(struct srcu_struct *sp, int idx, bool locks)
+static SRCU__NORETURN void report_extra_unlock(struct srcu_struct *sp, int tid, int idx)
 {
-	unsigned int id = load_relaxed(&sp->id);
-	unsigned int c = id >> SRCU__CHUNK_SHIFT, i = id & (SRCU__CHUNK_SLOTS - 1);
-	unsigned long sum = load_acquire(locks ? &sp->down_lock[idx] : &sp->down_unlock[idx]);
-	struct srcu__record *r;
+	char n[SRCU__NAME_LEN];
 
-	for (r = load_acquire(&srcu__records); r; r = r->next) {
-		struct srcu__chunk *ch = load_acquire(&r->pub.dir[c]);
-		struct srcu__slot *s;
-
-		if (!ch)
-			continue;
-		s = &ch->slot[i];
-		/* Acquire on the unlock counts pairs with the release in
-		 * srcu_read_unlock(): the section happens before what the
-		 * grace period's caller does next. */
-		sum += load_acquire(locks ? &s->lock[idx] : &s->unlock[idx]);
-	}
-	return sum;
-}
-
-unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx)
-{
-	return sum_counts(sp, idx, true);
+	srcu__fatal("srcu_read_unlock() on domain %s by thread %d without a matching "
+		    "srcu_read_lock() in that thread (index %d), found by a grace-period "
+		    "scan; to end a section in another thread use "
+		    "srcu_down_read()/srcu_up_read()", srcu__name(sp, n, sizeof(n)), tid, idx);
 }
 
 unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx)
 {
-	return sum_counts(sp, idx, false);
+	unsigned int id = load_relaxed(&sp->id);
+	unsigned long sum = load_acquire(&sp->down_unlock[idx]);
+	struct srcu__record *r;
+
+	for (r = load_acquire(&srcu__records); r; r = r->next)
+		/* Acquire pairs with the release in srcu_read_unlock() (C): the
+		 * section happens before what the GP's caller does next. */
+		sum += load_acquire(&r->slots[id].unlock[idx]);
+	return sum;
+}
+
+/*
+ * Also checks each thread's balance: read after its unlock count (with
+ * acquire, pairing with C), a thread's lock count is never smaller unless
+ * the thread unlocked more than it locked.  Every scan that such an
+ * unlock could fool therefore reports it instead.
+ */
+unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx)
+{
+	unsigned int id = load_relaxed(&sp->id);
+	unsigned long sum = load_acquire(&sp->down_lock[idx]);
+	struct srcu__record *r;
+
+	for (r = load_acquire(&srcu__records); r; r = r->next) {
+		struct srcu__slot *s = &r->slots[id];
+		unsigned long u = load_acquire(&s->unlock[idx]);
+		unsigned long l = load_acquire(&s->lock[idx]);
+
+		if (SRCU__UNLIKELY((long)(u - l) > 0))
+			report_extra_unlock(sp, load_relaxed(&r->tid), idx);
+		sum += l;
+	}
+	return sum;
 }
 
 bool srcu__self_in_reader(struct srcu_struct *sp)
 {
-	struct srcu__slot *s = srcu__my_slot(load_relaxed(&sp->id));
+	struct srcu__slot *s;
+	long open;
 
-	if (!s)
+	if (!self)
 		return false;
-	return s->lock[0] + s->lock[1] != s->unlock[0] + s->unlock[1];
+	s = &self->slots[load_relaxed(&sp->id)];
+	open = (long)(s->lock[0] + s->lock[1] - s->unlock[0] - s->unlock[1]);
+	if (open < 0)
+		report_extra_unlock(sp, self->tid, s->lock[0] < s->unlock[0] ? 0 : 1);
+	return open > 0;
 }
 
 /* ---- srcu_down_read / srcu_up_read: shared counters, atomic RMW ---- */
@@ -228,6 +267,10 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 
 	if (!open)
 		return;
+	if ((long)open < 0 && sp)
+		srcu__fatal("%s: srcu_read_unlock() on domain %s without a matching "
+			    "srcu_read_lock() in this thread (index %d), found at thread exit",
+			    srcu__thread_desc(t, sizeof(t)), srcu__name(sp, n, sizeof(n)), idx);
 	if (report)
 		srcu__warn("%s exited inside %lu read-side critical section(s) of "
 			   "domain %s; they are treated as ended",
@@ -240,17 +283,9 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 
 static void record_end_all(struct srcu__record *r, bool report)
 {
-	unsigned int c, i;
-
-	for (c = 0; c < SRCU__DIR_SIZE; c++) {
-		struct srcu__chunk *ch = r->pub.dir[c];
-
-		if (!ch)
-			continue;
-		for (i = 0; i < SRCU__CHUNK_SLOTS; i++) {
-			end_abandoned(&ch->slot[i], c * SRCU__CHUNK_SLOTS + i, 0, report);
-			end_abandoned(&ch->slot[i], c * SRCU__CHUNK_SLOTS + i, 1, report);
-		}
+	for (unsigned int id = SRCU__ID_FIRST; id < srcu__id_high; id++) {
+		end_abandoned(&r->slots[id], id, 0, report);
+		end_abandoned(&r->slots[id], id, 1, report);
 	}
 }
 
@@ -269,7 +304,8 @@ static void reader_exit(void *arg)
 	record_end_all(r, true);
 	record_release(r);
 	pthread_mutex_unlock(&srcu__registry_lock);
-	srcu__self = NULL;
+	self = NULL;
+	srcu__slots = NULL;
 }
 
 /* In the child of fork(): the other threads are gone.  Their open sections
@@ -277,7 +313,6 @@ static void reader_exit(void *arg)
  * holds srcu__registry_lock. */
 void srcu__readers_after_fork_child(void)
 {
-	struct srcu__record *self = srcu__self ? record_of(srcu__self) : NULL;
 	struct srcu__record *r;
 
 	free_records = NULL;
@@ -289,4 +324,6 @@ void srcu__readers_after_fork_child(void)
 	}
 	if (self)
 		self->tid = srcu__gettid();
+	if (load_relaxed(&srcu__fence_mode))
+		srcu__slots = NULL;   /* the child fell back to fences */
 }

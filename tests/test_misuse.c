@@ -30,8 +30,19 @@ static void sync_exp_inside_nested_section(void)
 
 static void unlock_without_lock(void)
 {
+	int idx;
+
 	make_named();
+	idx = srcu_read_lock(&named);       /* this thread has counters now */
+	srcu_read_unlock(&named, idx);
 	srcu_read_unlock(&named, 0);        /* would end someone else's section */
+	synchronize_srcu(&named);           /* ...so the next scan reports it */
+}
+
+static void unlock_first_in_thread(void)
+{
+	make_named();
+	srcu_read_unlock(&named, 0);        /* no counters yet: reported at once */
 }
 
 static void unlock_twice(void)
@@ -42,6 +53,21 @@ static void unlock_twice(void)
 	idx = srcu_read_lock(&named);
 	srcu_read_unlock(&named, idx);
 	srcu_read_unlock(&named, idx);
+	synchronize_srcu(&named);
+}
+
+static void *extra_unlock_then_exit(void *arg)
+{
+	(void)arg;
+	srcu_read_unlock(&named, srcu_read_lock(&named));
+	srcu_read_unlock(&named, 1);
+	return NULL;   /* reported at thread exit (at once with fences) */
+}
+
+static void unlock_extra_then_exit(void)
+{
+	make_named();
+	join(spawn(extra_unlock_then_exit, NULL));
 }
 
 static void unlock_bad_index(void)
@@ -123,7 +149,12 @@ int main(void)
 			  "'misuse-domain'", NULL));
 	CHECK(dies_saying(unlock_without_lock, "without a matching srcu_read_lock()",
 			  "'misuse-domain'", NULL));
-	CHECK(dies_saying(unlock_twice, "without a matching srcu_read_lock()", NULL));
+	CHECK(dies_saying(unlock_first_in_thread, "without a matching srcu_read_lock()",
+			  "'misuse-domain'", NULL));
+	CHECK(dies_saying(unlock_twice, "without a matching srcu_read_lock()",
+			  "'misuse-domain'", NULL));
+	CHECK(dies_saying(unlock_extra_then_exit, "without a matching srcu_read_lock()",
+			  "'misuse-domain'", NULL));
 	CHECK(dies_saying(unlock_bad_index, "index 7", "'misuse-domain'", NULL));
 	CHECK(dies_saying(unlock_in_other_thread, "without a matching srcu_read_lock()",
 			  "srcu_up_read", NULL));

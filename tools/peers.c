@@ -1,0 +1,138 @@
+/*
+ * peers.c: libsrcu and the peers that need no extra package: a
+ * thread-local counter (the floor), glibc's pthread_rwlock, and a naive
+ * SRCU with one shared atomic counter pair per domain.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include "peers.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include "srcu.h"
+
+#define compiler_barrier() __asm__ __volatile__("" ::: "memory")
+
+/* ---- libsrcu, linked as a user links it ---- */
+
+static DEFINE_SRCU(bench_domain);
+
+static void srcu_reads(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int idx = srcu_read_lock(&bench_domain);
+		compiler_barrier();
+		srcu_read_unlock(&bench_domain, idx);
+	}
+}
+
+static int srcu_lock(void) { return srcu_read_lock(&bench_domain); }
+static void srcu_unlock(int idx) { srcu_read_unlock(&bench_domain, idx); }
+static void srcu_sync(void) { synchronize_srcu(&bench_domain); }
+static void srcu_sync_exp(void) { synchronize_srcu_expedited(&bench_domain); }
+static void nothing(void) { }
+
+const struct peer peer_srcu = {
+	"libsrcu", "this library, synchronize_srcu()", 1,
+	nothing, nothing, srcu_reads, srcu_lock, srcu_unlock, srcu_sync,
+};
+const struct peer peer_srcu_exp = {
+	"libsrcu-exp", "this library, synchronize_srcu_expedited()", 1,
+	nothing, nothing, srcu_reads, srcu_lock, srcu_unlock, srcu_sync_exp,
+};
+
+/* ---- the floor: a thread-local counter ++ and -- ---- */
+
+static __thread unsigned long tls_nesting;
+
+static void floor_reads(long n)
+{
+	for (long i = 0; i < n; i++) {
+		tls_nesting++;
+		compiler_barrier();
+		tls_nesting--;
+		compiler_barrier();
+	}
+}
+
+static int floor_lock(void) { tls_nesting++; compiler_barrier(); return 0; }
+static void floor_unlock(int t) { (void)t; compiler_barrier(); tls_nesting--; }
+
+const struct peer peer_floor = {
+	"tls-counter", "thread-local ++/-- with compiler barriers (the floor)", 1,
+	nothing, nothing, floor_reads, floor_lock, floor_unlock, NULL,
+};
+
+/* ---- pthread_rwlock ---- */
+
+static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
+
+static void rwlock_reads(long n)
+{
+	for (long i = 0; i < n; i++) {
+		pthread_rwlock_rdlock(&rwlock);
+		compiler_barrier();
+		pthread_rwlock_unlock(&rwlock);
+	}
+}
+
+static int rwlock_lock(void) { return pthread_rwlock_rdlock(&rwlock); }
+static void rwlock_unlock(int t) { (void)t; pthread_rwlock_unlock(&rwlock); }
+
+/* A writer's lock/unlock is the "grace period" of a reader-writer lock. */
+static void rwlock_sync(void)
+{
+	pthread_rwlock_wrlock(&rwlock);
+	pthread_rwlock_unlock(&rwlock);
+}
+
+const struct peer peer_rwlock = {
+	"pthread_rwlock", "glibc rwlock: wrlock+unlock as the grace period", 1,
+	nothing, nothing, rwlock_reads, rwlock_lock, rwlock_unlock, rwlock_sync,
+};
+
+/* ---- naive SRCU: one shared atomic counter pair ---- */
+
+static struct { unsigned long ctr[2]; unsigned int idx; } naive;
+
+static void naive_reads(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int idx = (int)(__atomic_load_n(&naive.idx, __ATOMIC_RELAXED) & 1);
+		__atomic_fetch_add(&naive.ctr[idx], 1, __ATOMIC_SEQ_CST);
+		compiler_barrier();
+		__atomic_fetch_sub(&naive.ctr[idx], 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+static int naive_lock(void)
+{
+	int idx = (int)(__atomic_load_n(&naive.idx, __ATOMIC_RELAXED) & 1);
+
+	__atomic_fetch_add(&naive.ctr[idx], 1, __ATOMIC_SEQ_CST);
+	return idx;
+}
+
+static void naive_unlock(int idx)
+{
+	__atomic_fetch_sub(&naive.ctr[idx], 1, __ATOMIC_SEQ_CST);
+}
+
+static void naive_sync(void)
+{
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	unsigned int old;
+
+	pthread_mutex_lock(&m);
+	old = __atomic_fetch_add(&naive.idx, 1, __ATOMIC_SEQ_CST) & 1;
+	while (__atomic_load_n(&naive.ctr[old], __ATOMIC_SEQ_CST))
+		sched_yield();
+	pthread_mutex_unlock(&m);
+}
+
+const struct peer peer_naive = {
+	"naive-srcu", "one shared atomic counter pair per domain (no stale-index care)", 1,
+	nothing, nothing, naive_reads, naive_lock, naive_unlock, naive_sync,
+};

@@ -1,0 +1,29 @@
+/*
+ * peers.h: what srcu-bench measures, behind one interface.  Each peer's
+ * read loop is compiled in the peer's own file, so that its read side is
+ * inlined exactly as a user of that library would get it.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SRCU_BENCH_PEERS_H
+#define SRCU_BENCH_PEERS_H
+
+struct peer {
+	const char *name;
+	const char *note;                  /* one line: what it is */
+	int sleepable;                     /* readers may block */
+	void (*thread_online)(void);       /* per-thread registration, if any */
+	void (*thread_offline)(void);
+	void (*reads)(long n);             /* n empty read-side pairs */
+	int (*lock)(void);                 /* one section, to hold open */
+	void (*unlock)(int token);
+	void (*synchronize)(void);         /* NULL: no grace periods */
+};
+
+extern const struct peer peer_srcu, peer_srcu_exp, peer_floor, peer_rwlock,
+	peer_naive;
+#ifdef HAVE_URCU
+extern const struct peer peer_urcu_memb;
+#endif
+
+#endif
