@@ -27,10 +27,9 @@ static void *reader(void *arg)
 
 		if (p->magic != MAGIC_LIVE)
 			__atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
-		if (rand_r(&seed) % 8 == 0)
-			sleep_us(rand_r(&seed) % 200);
-		else
-			sched_yield();
+		/* Always stay a while, so that grace periods last long enough
+		 * for calls to overlap even where they are otherwise cheap. */
+		sleep_us(20 + rand_r(&seed) % 100);
 		if (__atomic_load_n(&p->magic, __ATOMIC_RELAXED) != MAGIC_LIVE)
 			__atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
 		srcu_read_unlock(&dom, idx);
