@@ -142,14 +142,6 @@ static void domain_unbind(struct srcu_struct *sp, unsigned int id)
 	pthread_mutex_unlock(&srcu__registry_lock);
 }
 
-static bool gp_trylock(struct srcu_struct *sp)
-{
-	unsigned int expected = 0;
-
-	return __atomic_compare_exchange_n(&sp->gp_lock, &expected, 1, false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-}
-
 int cleanup_srcu_struct(struct srcu_struct *sp)
 {
 	unsigned int id;
@@ -166,14 +158,14 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 	}
 	if (load_relaxed(&srcu__domains[id]) != sp)
 		return -EINVAL;
-	if (!gp_trylock(sp))
+	if (!srcu__gp_trylock(sp))
 		return -EBUSY;            /* a grace period is running */
 	if (load_acquire(&sp->gp_event_waiters) ||
 	    !srcu__readers_done(sp, 0) || !srcu__readers_done(sp, 1))
 		err = -EBUSY;             /* updaters waiting, or readers inside */
 	else
 		domain_unbind(sp, id);
-	store_release(&sp->gp_lock, 0);
+	srcu__gp_unlock(sp);   /* wakes a synchronize that arrived meanwhile */
 	return err;
 }
 

@@ -200,7 +200,7 @@ static void seq_request(unsigned long *needed, unsigned long s)
 		;
 }
 
-static bool gp_trylock(struct srcu_struct *sp)
+bool srcu__gp_trylock(struct srcu_struct *sp)
 {
 	unsigned int expected = 0;
 
@@ -208,7 +208,7 @@ static bool gp_trylock(struct srcu_struct *sp)
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
-static void gp_unlock(struct srcu_struct *sp)
+void srcu__gp_unlock(struct srcu_struct *sp)
 {
 	store_release(&sp->gp_lock, 0);
 	gp_event_bump(sp);   /* a waiter whose GP is not done takes over */
@@ -263,9 +263,9 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who)
 
 		if (seq_done(sp, s))
 			break;
-		if (gp_trylock(sp)) {
+		if (srcu__gp_trylock(sp)) {
 			run_gps(sp, s);
-			gp_unlock(sp);
+			srcu__gp_unlock(sp);
 		} else {
 			wait_for_gp_event(sp, ev);
 		}

@@ -116,6 +116,10 @@ SRCU__HIDDEN void srcu__fork_init(void);
 
 /* ---- gp.c ---- */
 SRCU__HIDDEN bool srcu__readers_done(struct srcu_struct *sp, int idx);
+/* gp_lock: held by whoever runs grace periods (or cleans up).  Unlock
+ * bumps gp_event, so that waiting callers re-check and may take over. */
+SRCU__HIDDEN bool srcu__gp_trylock(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__gp_unlock(struct srcu_struct *sp);
 
 /* ---- report.c ---- */
 

@@ -126,6 +126,42 @@ static void test_cleanup_busy(void)
 	CHECK_EQ(cleanup_srcu_struct(&s), 0);
 }
 
+static int stop_cleanups;
+
+static void *cleanup_loop(void *arg)
+{
+	struct holder *h = arg;
+
+	while (!flag_get(&stop_cleanups))
+		CHECK_EQ(cleanup_srcu_struct(h->sp), -EBUSY);
+	return NULL;
+}
+
+/* Bug caught: a refused cleanup that releases the grace-period lock
+ * without waking a synchronize_srcu() that queued behind it (it would
+ * then sleep forever: the watchdog fires). */
+static void test_cleanup_races_synchronize(void)
+{
+	struct srcu_struct s;
+	struct holder h = { .sp = &s };
+	pthread_t r, c, u;
+
+	REQUIRE(init_srcu_struct(&s) == 0);
+	r = spawn(hold_reader, &h);
+	flag_wait(&h.locked);
+	c = spawn(cleanup_loop, &h);
+	sleep_ms(20);
+	u = spawn(run_synchronize, &h);
+	sleep_ms(100);
+	flag_set(&stop_cleanups);
+	join(c);
+	flag_set(&h.release);
+	join(r);
+	join(u);
+	CHECK(flag_get(&h.done));
+	CHECK_EQ(cleanup_srcu_struct(&s), 0);
+}
+
 /* Bug caught: the wrong backend in use (a reader without fences against a
  * grace period without membarrier is unsafe on weak CPUs). */
 static void test_backend(void)
@@ -193,6 +229,7 @@ int main(void)
 	test_bad_arguments();
 	test_batches();
 	test_cleanup_busy();
+	test_cleanup_races_synchronize();
 	test_pointer_macros();
 	test_nest_and_overlap_counts();
 	return check_report("test_api");
