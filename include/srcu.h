@@ -64,7 +64,6 @@ struct srcu__gp_wait {
 };
 SRCU__API extern struct srcu__gp_wait srcu__gp_waits[SRCU__MAX_IDS];
 
-
 /* ---------------------------------------------------------------------- */
 /* The domain.                                                            */
 

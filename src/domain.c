@@ -24,7 +24,7 @@ struct srcu_struct *srcu__domains[SRCU__MAX_IDS];
 
 #define WORD_BITS 64u
 #define ID_WORDS (SRCU__MAX_IDS / WORD_BITS)
-/* Under the registry lock.  The sentinel chunk's ids are never free. */
+/* Under the registry lock.  The sentinel ids are never free. */
 static uint64_t id_used[ID_WORDS] = { (1ull << SRCU__ID_FIRST) - 1 };
 static unsigned int id_first_free_word;  /* search hint */
 unsigned int srcu__id_high = SRCU__ID_FIRST;
@@ -37,7 +37,6 @@ static int id_alloc(void)
 	for (w = id_first_free_word; w < ID_WORDS; w++) {
 		if (id_used[w] != UINT64_MAX) {
 			unsigned int bit = (unsigned int)__builtin_ctzll(~id_used[w]);
-
 			unsigned int id = w * WORD_BITS + bit;
 
 			id_used[w] |= 1ull << bit;

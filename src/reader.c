@@ -28,6 +28,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -41,6 +42,9 @@ static struct srcu__record *free_records;   /* under srcu__registry_lock */
 static pthread_key_t exit_key;
 
 static void reader_exit(void *arg);
+static void wake_if_waited(unsigned int id, int idx);
+static SRCU__NORETURN void report_extra_unlock(struct srcu_struct *sp, const char *thread,
+					       int idx, const char *found);
 
 void srcu__readers_init(void)
 {
@@ -135,14 +139,9 @@ void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 			    srcu__name(sp, n, sizeof(n)), srcu__thread_desc(t, sizeof(t)), idx);
 	s = self ? &self->slots[id] : NULL;
 	if (!s || s->unlock[idx] == s->lock[idx])
-		srcu__fatal("srcu_read_unlock() on domain %s by %s without a matching "
-			    "srcu_read_lock() in this thread (index %d); to end a section "
-			    "in another thread use srcu_down_read()/srcu_up_read()",
-			    srcu__name(sp, n, sizeof(n)), srcu__thread_desc(t, sizeof(t)), idx);
+		report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)), idx, "");
 	count_mb(&s->unlock[idx]);           /* C and W (fence backend) */
-	/* sp may be freed from here on. */
-	if (load_relaxed(&srcu__gp_waits[id].waiting) == (unsigned int)idx + 1)
-		srcu__wake_gp(id);
+	wake_if_waited(id, idx);             /* sp may be freed from here on */
 }
 
 void srcu__wake_gp(unsigned int id)
@@ -154,16 +153,25 @@ void srcu__wake_gp(unsigned int id)
 	srcu__futex_wake(&srcu__gp_waits[id].wake_seq, 1);
 }
 
+/* After an out-of-line unlock of index idx of domain id (sp may already
+ * be freed): wake the grace period that sleeps waiting for that index. */
+static void wake_if_waited(unsigned int id, int idx)
+{
+	if (load_relaxed(&srcu__gp_waits[id].waiting) == (unsigned int)idx + 1)
+		srcu__wake_gp(id);
+}
+
 /* ---- sums for the grace-period scans ---- */
 
-static SRCU__NORETURN void report_extra_unlock(struct srcu_struct *sp, int tid, int idx)
+static void report_extra_unlock(struct srcu_struct *sp, const char *thread, int idx,
+				const char *found)
 {
 	char n[SRCU__NAME_LEN];
 
-	srcu__fatal("srcu_read_unlock() on domain %s by thread %d without a matching "
-		    "srcu_read_lock() in that thread (index %d), found by a grace-period "
-		    "scan; to end a section in another thread use "
-		    "srcu_down_read()/srcu_up_read()", srcu__name(sp, n, sizeof(n)), tid, idx);
+	srcu__fatal("srcu_read_unlock() on domain %s by %s without a matching "
+		    "srcu_read_lock() in that thread (index %d)%s; to end a section in "
+		    "another thread use srcu_down_read()/srcu_up_read()",
+		    srcu__name(sp, n, sizeof(n)), thread, idx, found);
 }
 
 unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx)
@@ -196,8 +204,12 @@ unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx)
 		unsigned long u = load_acquire(&s->unlock[idx]);
 		unsigned long l = load_acquire(&s->lock[idx]);
 
-		if (SRCU__UNLIKELY((long)(u - l) > 0))
-			report_extra_unlock(sp, load_relaxed(&r->tid), idx);
+		if (SRCU__UNLIKELY((long)(u - l) > 0)) {
+			char t[32];
+
+			snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
+			report_extra_unlock(sp, t, idx, ", found by a grace-period scan");
+		}
 		sum += l;
 	}
 	return sum;
@@ -212,8 +224,12 @@ bool srcu__self_in_reader(struct srcu_struct *sp)
 		return false;
 	s = &self->slots[load_relaxed(&sp->id)];
 	open = (long)(s->lock[0] + s->lock[1] - s->unlock[0] - s->unlock[1]);
-	if (open < 0)
-		report_extra_unlock(sp, self->tid, s->lock[0] < s->unlock[0] ? 0 : 1);
+	if (open < 0) {
+		char t[64];
+
+		report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)),
+				    s->lock[0] < s->unlock[0] ? 0 : 1, "");
+	}
 	return open > 0;
 }
 
@@ -243,15 +259,8 @@ void srcu_up_read(struct srcu_struct *sp, int idx)
 	if ((long)(load_relaxed(&sp->down_lock[idx]) - load_relaxed(&sp->down_unlock[idx])) <= 0)
 		srcu__fatal("srcu_up_read() on domain %s without a matching "
 			    "srcu_down_read() (index %d)", srcu__name(sp, n, sizeof(n)), idx);
-#if !(defined(__x86_64__) || defined(__i386__))
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);  /* C */
-#endif
-	/* C and W: the locked RMW is a full fence on x86. */
-	__atomic_fetch_add(&sp->down_unlock[idx], 1, __ATOMIC_SEQ_CST);
-	srcu__mb_after_rmw();
-	/* sp may be freed from here on. */
-	if (load_relaxed(&srcu__gp_waits[id].waiting) == (unsigned int)idx + 1)
-		srcu__wake_gp(id);
+	count_mb(&sp->down_unlock[idx]);     /* C and W, as in srcu_read_unlock() */
+	wake_if_waited(id, idx);             /* sp may be freed from here on */
 }
 
 /* ---- thread exit and fork ---- */
@@ -268,17 +277,15 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 	if (!open)
 		return;
 	if ((long)open < 0 && sp)
-		srcu__fatal("%s: srcu_read_unlock() on domain %s without a matching "
-			    "srcu_read_lock() in this thread (index %d), found at thread exit",
-			    srcu__thread_desc(t, sizeof(t)), srcu__name(sp, n, sizeof(n)), idx);
+		report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)), idx,
+				    ", found at thread exit");
 	if (report)
 		srcu__warn("%s exited inside %lu read-side critical section(s) of "
 			   "domain %s; they are treated as ended",
 			   srcu__thread_desc(t, sizeof(t)), open,
 			   sp ? srcu__name(sp, n, sizeof(n)) : "(cleaned up)");
 	store_release(&s->unlock[idx], s->lock[idx]);
-	if (load_relaxed(&srcu__gp_waits[id].waiting) == (unsigned int)idx + 1)
-		srcu__wake_gp(id);
+	wake_if_waited(id, idx);
 }
 
 static void record_end_all(struct srcu__record *r, bool report)
