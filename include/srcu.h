@@ -59,8 +59,9 @@ SRCU__API extern __thread struct srcu__slot *srcu__slots
  * it here, outside the domain: a reader checks it after its last count,
  * when the domain may already have been cleaned up and freed. */
 struct srcu__gp_wait {
-	unsigned int waiting;    /* 0, or 1 + the index being waited on */
+	unsigned int waiting[2]; /* [idx] nonzero: a GP sleeps on that index */
 	unsigned int wake_seq;   /* futex word: bumped by each waking reader */
+	unsigned int pad;
 };
 SRCU__API extern struct srcu__gp_wait srcu__gp_waits[SRCU__MAX_IDS];
 
@@ -188,8 +189,7 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
 	 * ->waiting. */
 	srcu__barrier();
 	/* sp may be freed from here on: touch only srcu__gp_waits[]. */
-	if (SRCU__UNLIKELY(__atomic_load_n(&srcu__gp_waits[id].waiting, __ATOMIC_RELAXED) ==
-			   (unsigned int)idx + 1))
+	if (SRCU__UNLIKELY(__atomic_load_n(&srcu__gp_waits[id].waiting[idx], __ATOMIC_RELAXED)))
 		srcu__wake_gp(id);
 }
 

@@ -190,7 +190,8 @@ static void reset_gp_state(struct srcu_struct *sp, unsigned int id)
 {
 	sp->gp_lock = 0;
 	sp->gp_event_waiters = 0;
-	srcu__gp_waits[id].waiting = 0;
+	srcu__gp_waits[id].waiting[0] = 0;
+	srcu__gp_waits[id].waiting[1] = 0;
 	sp->gp_seq &= ~3ul;
 	sp->gp_seq_needed = sp->gp_seq;
 	sp->gp_exp_needed = sp->gp_seq;

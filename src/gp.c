@@ -108,7 +108,7 @@ static void sleep_until_done(struct srcu_struct *sp, int idx)
 {
 	struct srcu__gp_wait *w = &srcu__gp_waits[load_relaxed(&sp->id)];
 
-	store_relaxed(&w->waiting, (unsigned int)idx + 1);
+	store_relaxed(&w->waiting[idx], 1);
 	/* W: pairs with W in srcu_read_unlock(): each unlock after this
 	 * fence sees ->waiting and wakes us; each one before it is counted
 	 * by the scans below. */
@@ -123,7 +123,7 @@ static void sleep_until_done(struct srcu_struct *sp, int idx)
 		stat_inc(&sp->stat_sleeps);
 		srcu__futex_wait(&w->wake_seq, seq);
 	}
-	store_relaxed(&w->waiting, 0);
+	store_relaxed(&w->waiting[idx], 0);
 }
 
 static void wait_readers(struct srcu_struct *sp, int idx, bool exp)

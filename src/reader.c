@@ -157,7 +157,7 @@ void srcu__wake_gp(unsigned int id)
  * be freed): wake the grace period that sleeps waiting for that index. */
 static void wake_if_waited(unsigned int id, int idx)
 {
-	if (load_relaxed(&srcu__gp_waits[id].waiting) == (unsigned int)idx + 1)
+	if (load_relaxed(&srcu__gp_waits[id].waiting[idx & 1]))
 		srcu__wake_gp(id);
 }
 
