@@ -46,8 +46,14 @@ clang:
 bench: all
 	$(BUILD)/srcu-bench
 
+# 60 s of the correct flavour (TORTURE_S=... for longer), then proof that
+# the broken flavours are caught.
+TORTURE_S ?= 60
 torture: all
-	$(BUILD)/tests/test_stress 60
+	$(BUILD)/srcu-torture --duration $(TORTURE_S) --json $(BUILD)/torture.json
+	$(BUILD)/srcu-torture --flavor busted-nosync --duration 10 --stop-on-fail | grep -q '^FAIL: '
+	$(BUILD)/srcu-torture --flavor busted-onescan --duration 60 --stop-on-fail | grep -q '^FAIL: '
+	@echo "make torture: correct flavour passed, busted flavours caught"
 
 install: all
 	$(CMAKE) --install $(BUILD)

@@ -124,6 +124,17 @@ SRCU__API void srcu__wake_gp(unsigned int id);
 /* ---------------------------------------------------------------------- */
 /* Inline read side.                                                      */
 
+/* Test-only: tools/srcu-torture builds with SRCU_TORTURE and links the
+ * never-installed libsrcu_torture.a, whose readers may be delayed between
+ * loading the index and counting on it (the stale-reader window). */
+#ifdef SRCU_TORTURE
+SRCU__API extern void (*srcu__torture_reader_delay)(void);
+#define SRCU__TORTURE_READER_DELAY() \
+	do { if (srcu__torture_reader_delay) srcu__torture_reader_delay(); } while (0)
+#else
+#define SRCU__TORTURE_READER_DELAY() do { } while (0)
+#endif
+
 #define SRCU__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define srcu__barrier() __asm__ __volatile__("" ::: "memory")
 
@@ -152,6 +163,7 @@ static inline int srcu_read_lock(struct srcu_struct *sp)
 	if (SRCU__UNLIKELY(!s))
 		return srcu__read_lock_slow(sp);
 	idx = (int)(__atomic_load_n(&sp->idx, __ATOMIC_RELAXED) & 1);
+	SRCU__TORTURE_READER_DELAY();
 	c = &s->lock[idx];
 	/* Owner-only increment: a plain load and store; atomic only so that
 	 * the scans' concurrent loads are not data races. */

@@ -70,7 +70,8 @@ bool srcu__readers_done(struct srcu_struct *sp, int idx)
 	 * below started its section after this fence, so it sees every
 	 * update made before this grace period.
 	 */
-	srcu__heavy_mb();
+	if (!SRCU__BUSTED(NOFENCE))
+		srcu__heavy_mb();
 	stat_inc(&sp->stat_checks);
 	return srcu__sum_locks(sp, idx) == unlocks;
 }
@@ -167,7 +168,8 @@ static void run_gp(struct srcu_struct *sp)
 	 * idle (and so expects a full GP after its snapshot) is covered. */
 	srcu__smp_mb();
 	idx = (int)(load_relaxed(&sp->idx) & 1);
-	wait_readers(sp, idx ^ 1, exp);          /* SCAN1: stale readers */
+	if (!SRCU__BUSTED(ONESCAN))
+		wait_readers(sp, idx ^ 1, exp);  /* SCAN1: stale readers */
 	flip(sp);
 	store_relaxed(&sp->gp_seq, seq + SEQ_SCAN2);
 	wait_readers(sp, idx, exp);              /* SCAN2: the old index */
@@ -250,6 +252,8 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who)
 		srcu__fatal("%s() called with a NULL domain", who);
 	(void)srcu__domain_id(sp, who);
 	check_not_reader(sp, who);
+	if (SRCU__BUSTED(NOSYNC))
+		return;
 	/* Pairs with the fence after the GP's state store in run_gp() and
 	 * with A: the caller's updates are ordered before the snapshot, so
 	 * the GP that satisfies it starts after them. */

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "srcu.h"
+#include "torture.h"
 
 #define SRCU__HIDDEN __attribute__((visibility("hidden")))
 #define SRCU__NORETURN __attribute__((noreturn))

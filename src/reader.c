@@ -123,6 +123,7 @@ int srcu__read_lock_slow(struct srcu_struct *sp)
 	if (!load_relaxed(&srcu__fence_mode))
 		return srcu_read_lock(sp);   /* the fast path now succeeds */
 	idx = (int)(load_relaxed(&sp->idx) & 1);
+	SRCU__TORTURE_READER_DELAY();
 	count_mb(&r->slots[id].lock[idx]);   /* B: pairs with A */
 	return idx;
 }
@@ -241,6 +242,7 @@ int srcu_down_read(struct srcu_struct *sp)
 
 	(void)srcu__domain_id(sp, "srcu_down_read");
 	idx = (int)(load_relaxed(&sp->idx) & 1);
+	SRCU__TORTURE_READER_DELAY();
 	__atomic_fetch_add(&sp->down_lock[idx], 1, __ATOMIC_SEQ_CST);
 	srcu__mb_after_rmw();  /* B: as in srcu_read_lock(), pairs with A */
 	return idx;
@@ -255,8 +257,14 @@ void srcu_up_read(struct srcu_struct *sp, int idx)
 		srcu__fatal("srcu_up_read() on domain %s: index %d is not one that "
 			    "srcu_down_read() returns (0 or 1)",
 			    srcu__name(sp, n, sizeof(n)), idx);
-	/* Counts only grow, so more unlocks than locks is a certain bug. */
-	if ((long)(load_relaxed(&sp->down_lock[idx]) - load_relaxed(&sp->down_unlock[idx])) <= 0)
+	/* Counts only grow, and every up_read is counted after its
+	 * down_read.  Read the unlocks first: the acquire makes every lock
+	 * behind them visible, and ours is not among them, so locks exceed
+	 * them unless this up_read has no down_read.  (The other order races
+	 * with sections that start and end between the two loads.) */
+	unsigned long unlocks = load_acquire(&sp->down_unlock[idx]);
+
+	if ((long)(load_relaxed(&sp->down_lock[idx]) - unlocks) <= 0)
 		srcu__fatal("srcu_up_read() on domain %s without a matching "
 			    "srcu_down_read() (index %d)", srcu__name(sp, n, sizeof(n)), idx);
 	count_mb(&sp->down_unlock[idx]);     /* C and W, as in srcu_read_unlock() */

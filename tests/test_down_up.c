@@ -64,10 +64,50 @@ static void test_mixed(void)
 	CHECK_EQ(cleanup_srcu_struct(&dom), 0);
 }
 
+static struct srcu_struct busy;
+static int busy_stop;
+
+static void *down_up_loop(void *arg)
+{
+	long n = 0;
+
+	(void)arg;
+	while (!flag_get(&busy_stop) || n < 100000) {
+		int idx = srcu_down_read(&busy);
+
+		srcu_up_read(&busy, idx);
+		n++;
+	}
+	return NULL;
+}
+
+/*
+ * Bug caught: srcu_up_read()'s check for a missing srcu_down_read()
+ * reading the lock count before the unlock count.  Sections of other
+ * threads that start and end between the two loads then make a correct
+ * up_read look unmatched, and it aborts.  (srcu-torture found this.)
+ */
+static void test_concurrent_down_up(void)
+{
+	pthread_t t[4];
+	int i;
+
+	REQUIRE(init_srcu_struct(&busy) == 0);
+	for (i = 0; i < 4; i++)
+		t[i] = spawn(down_up_loop, NULL);
+	for (i = 0; i < 20; i++)
+		synchronize_srcu(&busy);
+	flag_set(&busy_stop);
+	for (i = 0; i < 4; i++)
+		join(t[i]);
+	CHECK_EQ(cleanup_srcu_struct(&busy), 0);
+}
+
 int main(void)
 {
 	watchdog(60);
 	test_cross_thread();
 	test_mixed();
+	test_concurrent_down_up();
 	return check_report("test_down_up");
 }

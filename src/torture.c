@@ -1,0 +1,10 @@
+/*
+ * torture.c: storage for the test-only hooks of torture.h (built into
+ * libsrcu_torture.a only).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "internal.h"
+
+int srcu__torture_flavor;
+void (*srcu__torture_reader_delay)(void);

@@ -1,0 +1,92 @@
+/*
+ * srcu-torture.h: what the parts of srcu-torture share.
+ *
+ *   srcu-torture.c   options, the object pipeline, readers, writers,
+ *                    the monitor and the report
+ *   torture-chaos.c  everything that runs beside them: domain and thread
+ *                    churn, fork, signals to blocked updaters, a reader
+ *                    that exits inside its section, id exhaustion
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SRCU_TORTURE_TOOL_H
+#define SRCU_TORTURE_TOOL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "srcu.h"
+
+#define PIPE_LEN 10   /* an object is poisoned and reused at this age */
+
+/* A published object.  age: 0 while current, 1 once replaced, +1 after
+ * each grace period that its writer waits for after that. */
+struct tobj {
+	unsigned int magic;
+	unsigned int age;
+	struct tobj *next;   /* writer's retired or free list */
+};
+
+struct writer {
+	int index;
+	struct srcu_struct *dom;
+	struct tobj *head;              /* srcu_assign_pointer()/srcu_dereference() */
+	struct tobj pool[PIPE_LEN + 2]; /* current + retired + one spare */
+	struct tobj *free, *retired;
+	unsigned long gps;              /* synchronize calls completed */
+	long last_progress_ns;
+	pthread_t thread;
+};
+
+struct torture_config {
+	double duration_s;
+	int readers, writers, domains;
+	double expedited_ratio;
+	unsigned int seed;
+	int flavor;
+	const char *flavor_name;
+	const char *json;
+	int reader_delay_permille;   /* chance that a lock is delayed in the window */
+	bool stop_on_fail;
+	bool chaos;                  /* churn, fork, signals, exit-inside */
+	double stall_s;              /* a writer without progress this long: FAIL */
+};
+
+extern struct torture_config cfg;
+extern struct writer *writers;
+extern struct srcu_struct *domains;
+
+/* Per-thread random numbers (xorshift32, never 0). */
+static inline unsigned int rnd(unsigned int *s)
+{
+	unsigned int x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *s = x;
+}
+
+long now_ns(void);
+void sleep_ns(long ns);
+bool stopping(void);
+/* Record a failure: counted, the first one's reason kept for the report. */
+void torture_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One complete, checked read-side section on a random writer's object. */
+void torture_read_once(unsigned int *seed);
+
+/* torture-chaos.c */
+struct chaos_stats {
+	unsigned long domains_churned, threads_churned, forks, signals;
+	unsigned long ids_exhausted_at;   /* domains initialised before -ENOMEM */
+	bool exit_inside_reported;
+	long last_progress_ns;            /* the chaos thread's heartbeat */
+};
+extern struct chaos_stats chaos;
+void chaos_exhaust_ids(void);             /* before the run's domains exist */
+void chaos_start(void);
+void chaos_stop(void);
+void chaos_note_writer(pthread_t t);      /* a thread to send signals to */
+
+#endif /* SRCU_TORTURE_TOOL_H */
