@@ -7,7 +7,7 @@ PREFIX  ?= /usr/local
 CONFIG   = -DSRCU_WERROR=ON -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 CTEST    = ctest --output-on-failure -j$(JOBS)
 
-.PHONY: all check test sanitize asan tsan clang bench torture install clean
+.PHONY: all check test sanitize asan tsan clang bench torture model install clean
 
 all: $(BUILD)/Makefile
 	$(CMAKE) --build $(BUILD) -j$(JOBS)
@@ -54,6 +54,10 @@ torture: all
 	$(BUILD)/srcu-torture --flavor busted-nosync --duration 10 --stop-on-fail | grep -q '^FAIL: '
 	$(BUILD)/srcu-torture --flavor busted-onescan --duration 60 --stop-on-fail | grep -q '^FAIL: '
 	@echo "make torture: correct flavour passed, busted flavours caught"
+
+# The algorithm, model-checked with Spin (also part of `make check`).
+model:
+	model/check.sh
 
 install: all
 	$(CMAKE) --install $(BUILD)

@@ -264,6 +264,7 @@ struct handoff {
 
 static struct handoff handoffs[HANDOFF_MAX];
 static int handoff_count;
+static bool handoff_closed;   /* every thread that hands off has ended */
 static pthread_mutex_t handoff_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t handoff_cond = PTHREAD_COND_INITIALIZER;
 
@@ -300,7 +301,7 @@ static void *releaser(void *arg)
 
 	pthread_mutex_lock(&handoff_lock);
 	for (;;) {
-		while (!handoff_count && !stopping())
+		while (!handoff_count && !handoff_closed)
 			pthread_cond_wait(&handoff_cond, &handoff_lock);
 		if (!handoff_count)
 			break;
@@ -733,15 +734,19 @@ int main(int argc, char **argv)
 	for (i = 0; i < cfg.readers; i++)
 		pthread_join(rt[i], NULL);
 	pthread_mutex_lock(&handoff_lock);
+	handoff_closed = true;
 	pthread_cond_broadcast(&handoff_cond);
 	pthread_mutex_unlock(&handoff_lock);
 	for (i = 0; i < 2; i++)
 		pthread_join(rel[i], NULL);
 	for (i = 0; i < cfg.writers; i++)
 		pthread_join(writers[i].thread, NULL);
-	for (i = 0; i < cfg.domains; i++)
-		if (cleanup_srcu_struct(&domains[i]) != 0)
-			torture_fail("cleanup_srcu_struct() of an idle domain failed");
+	for (i = 0; i < cfg.domains; i++) {
+		int err = cleanup_srcu_struct(&domains[i]);
+
+		if (err)
+			torture_fail("cleanup_srcu_struct() of idle domain torture-%d returned %d", i, err);
+	}
 	i = report();
 	free(rt);
 	free(rstats);

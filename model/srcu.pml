@@ -1,0 +1,223 @@
+/*
+ * srcu.pml: the libsrcu read side and grace-period engine in Promela, for
+ * exhaustive checking with Spin (model/check.sh, `make model`).
+ *
+ * What is modelled, step for step as src/gp.c and include/srcu.h do it:
+ *   - readers: load the index, (any amount of preemption), count on it in
+ *     the thread's own lock counter; unlock counts in the thread's own
+ *     unlock counter.  Sections nest and overlap (two open at once).
+ *   - the scan: sum every thread's unlock count one thread at a time,
+ *     then (fence A) every thread's lock count, compare; retry if busy.
+ *   - a grace period: SCAN1 on the inactive index, flip, SCAN2 on the
+ *     old index, with the gp_seq state updates.
+ *   - sharing: two updaters take gp_seq snapshots, whoever wins gp_lock
+ *     runs grace periods (plus up to MAX_EXTRA for later requests), the
+ *     other waits for gp_seq to reach its snapshot or for the lock to be
+ *     free again.
+ *
+ * What is not: weak memory.  Each step here is sequentially consistent;
+ * the argument that membarrier (fence A) and the readers' compiler
+ * barriers B and C give the scans that view is in doc/design.md.  Sleeping
+ * and waking are left out too: they decide when a scan is retried, never
+ * what it concludes.
+ *
+ * The safety property (assertion in updater()): every read-side section
+ * that was open when synchronize() was called has ended when it returns.
+ *
+ * Variants (spin -D...), each of which must fail: ONESCAN skips SCAN1 (the
+ * stale-reader case); LOCKSFIRST sums the lock counts before the unlock
+ * counts (a reader that runs a whole section between the two sums);
+ * EARLYSNAP lets a caller be served by the grace period already in
+ * flight (its scans may be past the caller's readers).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+
+/* The configuration (check.sh runs several): */
+#ifndef NR
+#define NR        2   /* reader threads */
+#endif
+#ifndef ROUNDS
+#define ROUNDS    1   /* sections (or section pairs) per reader */
+#endif
+#ifndef UPDATERS
+#define UPDATERS  1   /* updater threads: 2 share grace periods */
+#endif
+#ifndef CALLS
+#define CALLS     2   /* synchronize() calls per updater */
+#endif   /* sections (or section pairs) per reader */
+#define MAX_EXTRA 2   /* GPs the lock holder runs for later requests */
+
+byte idx;                      /* the domain's current index (low bit) */
+byte lock_cnt[NR * 2];         /* [reader * 2 + index] */
+byte unlock_cnt[NR * 2];
+
+byte gp_seq;                   /* GP count << 2 | state */
+byte gp_seq_needed;
+bit  gp_lock;
+
+/* Ghost state for the property: per reader, two section slots. */
+bit  inside[NR * 2];           /* [reader * 2 + slot] */
+byte sect[NR * 2];             /* generation of the slot's current section */
+
+#define SEQ_GE(a, b) ((((a) - (b)) & 255) < 128)   /* wrap-safe on bytes */
+
+/* ---- readers ---- */
+
+inline read_lock(me, i)
+{
+	i = idx & 1;                       /* may be preempted after this */
+	lock_cnt[me * 2 + i]++             /* then B: the section starts */
+}
+
+inline read_unlock(me, i)
+{
+	d_step { unlock_cnt[me * 2 + i]++; i = 0 }  /* C: after the section */
+}
+
+inline enter(me, k)
+{
+	d_step { sect[me * 2 + k]++; inside[me * 2 + k] = 1 }
+}
+
+inline leave(me, k)
+{
+	inside[me * 2 + k] = 0
+}
+
+proctype reader(byte me)
+{
+	byte a, b, round = 0;
+
+	do
+	:: round < ROUNDS ->
+		read_lock(me, a); enter(me, 0);
+		if
+		:: true ->                          /* a single section */
+			leave(me, 0); read_unlock(me, a)
+		:: true ->                          /* nested */
+			read_lock(me, b); enter(me, 1);
+			leave(me, 1); read_unlock(me, b);
+			leave(me, 0); read_unlock(me, a)
+		:: true ->                          /* overlapping */
+			read_lock(me, b); enter(me, 1);
+			leave(me, 0); read_unlock(me, a);
+			leave(me, 1); read_unlock(me, b)
+		fi;
+		round++
+	:: else -> break
+	od
+}
+
+/* ---- the scan: srcu__readers_done() ---- */
+
+inline readers_done(x, done)
+{
+#ifdef LOCKSFIRST
+	do :: r < NR -> locks = locks + lock_cnt[r * 2 + x]; r++ :: else -> break od;
+	r = 0;
+	do :: r < NR -> unlocks = unlocks + unlock_cnt[r * 2 + x]; r++ :: else -> break od;
+#else
+	do :: r < NR -> unlocks = unlocks + unlock_cnt[r * 2 + x]; r++ :: else -> break od;
+	/* fence A */
+	r = 0;
+	do :: r < NR -> locks = locks + lock_cnt[r * 2 + x]; r++ :: else -> break od;
+#endif
+	atomic { done = (locks == unlocks); locks = 0; unlocks = 0; r = 0 }
+}
+
+inline wait_readers(x)
+{
+	do
+	:: readers_done(x, done); if :: done -> done = 0; break :: else -> skip fi
+	od
+}
+
+/* ---- one grace period: run_gp() ---- */
+
+inline run_gp()
+{
+	seq = gp_seq;
+	gp_seq = seq + 1;                  /* SCAN1 state */
+	i = idx & 1;
+#ifndef ONESCAN
+	wait_readers(1 - i);               /* SCAN1: stale readers */
+#endif
+	idx = idx + 1;                     /* flip (E, D) */
+	gp_seq = seq + 2;                  /* SCAN2 state */
+	wait_readers(i);                   /* SCAN2 */
+	atomic { gp_seq = seq + 4; seq = 0; i = 0 }   /* GP ended (release) */
+}
+
+inline run_gps(s)
+{
+	extra = 0;
+	do :: !SEQ_GE(gp_seq, s) -> run_gp() :: else -> break od;
+	do
+	:: extra < MAX_EXTRA && !SEQ_GE(gp_seq, gp_seq_needed) -> run_gp(); extra++
+	:: else -> extra = 0; break
+	od
+}
+
+/* ---- synchronize(), with the property ---- */
+
+proctype updater(byte calls)
+{
+	bit  was_in[NR * 2];
+	byte was_sect[NR * 2];
+	byte s, k;
+	byte seq, i, r, locks, unlocks, extra;   /* run_gp() and the scans */
+	bit  done;
+
+	do
+	:: calls > 0 ->
+		/* The call: remember every section open now. */
+		d_step {
+			k = 0;
+			do
+			:: k < NR * 2 -> was_in[k] = inside[k]; was_sect[k] = sect[k]; k++
+			:: else -> break
+			od
+		}
+#ifdef EARLYSNAP
+		d_step { k = 0; s = (gp_seq + 3) & 252 }   /* the GP in flight */
+#else
+		d_step { k = 0; s = (gp_seq + 7) & 252 }   /* seq_snap() */
+#endif
+		d_step {                       /* seq_request(): CAS loop */
+			if :: !SEQ_GE(gp_seq_needed, s) -> gp_seq_needed = s :: else -> skip fi
+		}
+		do
+		:: SEQ_GE(gp_seq, s) -> break
+		:: else ->
+			if
+			:: atomic { gp_lock == 0 -> gp_lock = 1 } ->
+				run_gps(s);
+				gp_lock = 0
+			:: else ->                 /* sleep on gp_event */
+				(SEQ_GE(gp_seq, s) || gp_lock == 0)
+			fi
+		od;
+		/* The return: none of those sections may still be open. */
+		k = 0;
+		do
+		:: k < NR * 2 ->
+			assert(!(was_in[k] && inside[k] && sect[k] == was_sect[k]));
+			d_step { was_in[k] = 0; was_sect[k] = 0; k++ }
+		:: else -> k = 0; break
+		od;
+		atomic { calls--; s = 0 }
+	:: else -> break
+	od
+}
+
+init
+{
+	byte n = 0;
+
+	atomic {
+		do :: n < NR -> run reader(n); n++ :: else -> break od;
+		n = 0;
+		do :: n < UPDATERS -> run updater(CALLS); n++ :: else -> break od
+	}
+}
