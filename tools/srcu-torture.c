@@ -43,7 +43,7 @@
 #define HIST         (PIPE_LEN + 1)
 
 struct torture_config cfg = {
-	.duration_s = 60, .readers = 0, .writers = 2, .domains = 2,
+	.duration_s = 60, .readers = 0, .writers = 4, .domains = 2,
 	.expedited_ratio = 0.25, .seed = 1, .flavor = SRCU_TORTURE_CORRECT,
 	.flavor_name = "srcu", .reader_delay_permille = 20, .chaos = true,
 	.stall_s = 30,
