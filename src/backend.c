@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 int srcu__fence_mode = 1;   /* see internal.h */
@@ -93,6 +94,29 @@ void srcu__futex_wait(unsigned int *addr, unsigned int val)
 {
 	/* EINTR, EAGAIN and spurious returns are all fine: callers re-check. */
 	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+int srcu__futex_wait_until(unsigned int *addr, unsigned int val, long deadline_ns)
+{
+	struct timespec ts = { deadline_ns / 1000000000L, deadline_ns % 1000000000L };
+	long r;
+
+	if (deadline_ns < 0)
+		r = syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+	else   /* BITSET: an absolute CLOCK_MONOTONIC deadline */
+		r = syscall(SYS_futex, addr, FUTEX_WAIT_BITSET_PRIVATE, val, &ts, NULL,
+			    FUTEX_BITSET_MATCH_ANY);
+	if (r == 0 || errno == EAGAIN)
+		return 0;
+	return errno == ETIMEDOUT || errno == EINTR ? -errno : 0;
+}
+
+long srcu__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
 void srcu__futex_wake(unsigned int *addr, int n)

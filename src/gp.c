@@ -30,7 +30,6 @@
 
 #include <limits.h>
 #include <sched.h>
-#include <time.h>
 
 #define SEQ_STATE_MASK 3ul
 #define SEQ_SCAN1      1ul
@@ -44,12 +43,24 @@
  * hands over (bounds a caller's latency under a stream of callers). */
 #define MAX_EXTRA_GPS  2
 
-static long now_ns(void)
-{
-	struct timespec ts;
+#define now_ns() srcu__now_ns()
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+/* Sleep on a futex word; with a deadline, call its late hook once when
+ * the deadline has passed (then the caller's loop sleeps on). */
+static void wait_on(unsigned int *addr, unsigned int val, struct srcu__deadline *dl)
+{
+	void (*late)(void *);
+
+	if (!dl || !dl->late) {
+		srcu__futex_wait(addr, val);
+		return;
+	}
+	srcu__futex_wait_until(addr, val, dl->at_ns);
+	if (now_ns() >= dl->at_ns) {
+		late = dl->late;
+		dl->late = NULL;
+		late(dl->arg);
+	}
 }
 
 static void stat_inc(unsigned long *c)
@@ -105,7 +116,7 @@ static bool spin_until_done(struct srcu_struct *sp, int idx, long pause_ns, long
 	}
 }
 
-static void sleep_until_done(struct srcu_struct *sp, int idx)
+static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadline *dl)
 {
 	struct srcu__gp_wait *w = &srcu__gp_waits[load_relaxed(&sp->id)];
 
@@ -122,18 +133,18 @@ static void sleep_until_done(struct srcu_struct *sp, int idx)
 		if (readers_look_done(sp, idx) && srcu__readers_done(sp, idx))
 			break;
 		stat_inc(&sp->stat_sleeps);
-		srcu__futex_wait(&w->wake_seq, seq);
+		wait_on(&w->wake_seq, seq, dl);
 	}
 	store_relaxed(&w->waiting[idx], 0);
 }
 
-static void wait_readers(struct srcu_struct *sp, int idx, bool exp)
+static void wait_readers(struct srcu_struct *sp, int idx, bool exp, struct srcu__deadline *dl)
 {
 	if (srcu__readers_done(sp, idx))
 		return;
 	if (spin_until_done(sp, idx, exp ? EXP_SPIN_NS : SPIN_NS, exp ? EXP_YIELD_NS : 0))
 		return;
-	sleep_until_done(sp, idx);
+	sleep_until_done(sp, idx, dl);
 }
 
 /* ---- one grace period (caller holds gp_lock) ---- */
@@ -155,7 +166,7 @@ static void flip(struct srcu_struct *sp)
 	srcu__smp_mb();  /* D: the flip before the SCAN2 sums and their fence A */
 }
 
-static void run_gp(struct srcu_struct *sp)
+static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 {
 	unsigned long seq = load_relaxed(&sp->gp_seq);
 	bool exp = ULONG_CMP_GE(load_relaxed(&sp->gp_exp_needed), seq + 4);
@@ -169,10 +180,10 @@ static void run_gp(struct srcu_struct *sp)
 	srcu__smp_mb();
 	idx = (int)(load_relaxed(&sp->idx) & 1);
 	if (!SRCU__BUSTED(ONESCAN))
-		wait_readers(sp, idx ^ 1, exp);  /* SCAN1: stale readers */
+		wait_readers(sp, idx ^ 1, exp, dl);  /* SCAN1: stale readers */
 	flip(sp);
 	store_relaxed(&sp->gp_seq, seq + SEQ_SCAN2);
-	wait_readers(sp, idx, exp);              /* SCAN2: the old index */
+	wait_readers(sp, idx, exp, dl);          /* SCAN2: the old index */
 	/* Release pairs with the acquire in seq_done(): a caller that sees
 	 * the GP ended is ordered after the scans' fences. */
 	store_release(&sp->gp_seq, seq + 4);
@@ -216,21 +227,22 @@ void srcu__gp_unlock(struct srcu_struct *sp)
 	gp_event_bump(sp);   /* a waiter whose GP is not done takes over */
 }
 
-static void run_gps(struct srcu_struct *sp, unsigned long s)
+static void run_gps(struct srcu_struct *sp, unsigned long s, struct srcu__deadline *dl)
 {
 	int extra = 0;
 
 	while (!seq_done(sp, s))
-		run_gp(sp);
+		run_gp(sp, dl);
 	while (extra++ < MAX_EXTRA_GPS &&
 	       ULONG_CMP_LT(load_relaxed(&sp->gp_seq), load_acquire(&sp->gp_seq_needed)))
-		run_gp(sp);
+		run_gp(sp, NULL);   /* others' GPs: our deadline is not theirs */
 }
 
-static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev)
+static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev,
+			      struct srcu__deadline *dl)
 {
 	__atomic_fetch_add(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
-	srcu__futex_wait(&sp->gp_event, ev);
+	wait_on(&sp->gp_event, ev, dl);
 	__atomic_fetch_sub(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -244,7 +256,8 @@ static void check_not_reader(struct srcu_struct *sp, const char *who)
 			    who, srcu__thread_desc(t, sizeof(t)), srcu__name(sp, n, sizeof(n)));
 }
 
-static void synchronize(struct srcu_struct *sp, bool exp, const char *who)
+static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
+			struct srcu__deadline *dl)
 {
 	unsigned long s;
 
@@ -268,10 +281,10 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who)
 		if (seq_done(sp, s))
 			break;
 		if (srcu__gp_trylock(sp)) {
-			run_gps(sp, s);
+			run_gps(sp, s, dl);
 			srcu__gp_unlock(sp);
 		} else {
-			wait_for_gp_event(sp, ev);
+			wait_for_gp_event(sp, ev, dl);
 		}
 	}
 	/* What the caller does next is ordered after the GP, even when
@@ -281,12 +294,17 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who)
 
 void synchronize_srcu(struct srcu_struct *sp)
 {
-	synchronize(sp, false, "synchronize_srcu");
+	synchronize(sp, false, "synchronize_srcu", NULL);
+}
+
+void srcu__synchronize_deadline(struct srcu_struct *sp, struct srcu__deadline *dl)
+{
+	synchronize(sp, false, "synchronize_srcu", dl);
 }
 
 void synchronize_srcu_expedited(struct srcu_struct *sp)
 {
-	synchronize(sp, true, "synchronize_srcu_expedited");
+	synchronize(sp, true, "synchronize_srcu_expedited", NULL);
 }
 
 unsigned long srcu_batches_completed(struct srcu_struct *sp)

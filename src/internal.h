@@ -8,6 +8,7 @@
  *   domain.c   domain ids and the id -> domain table, init/cleanup, names
  *   gp.c       the grace-period engine and synchronize_srcu*()
  *   report.c   messages about misuse, naming the domain and thread
+ *   gate.c     srcu_gate: the reset-backoff lock built on a domain
  *
  * SPDX-License-Identifier: MIT
  */
@@ -77,6 +78,11 @@ SRCU__HIDDEN void srcu__backend_after_fork_child(void);
 /* ---- futex helpers (backend.c) ---- */
 SRCU__HIDDEN void srcu__futex_wait(unsigned int *addr, unsigned int val);
 SRCU__HIDDEN void srcu__futex_wake(unsigned int *addr, int n);
+/* Sleep while *addr == val, until woken or CLOCK_MONOTONIC deadline_ns
+ * (< 0: none).  0 (woken, value changed, or spurious), -ETIMEDOUT, or
+ * -EINTR (a signal handler ran). */
+SRCU__HIDDEN int srcu__futex_wait_until(unsigned int *addr, unsigned int val, long deadline_ns);
+SRCU__HIDDEN long srcu__now_ns(void);
 
 /* ---- reader.c ---- */
 
@@ -116,6 +122,15 @@ SRCU__HIDDEN unsigned int srcu__domain_id(struct srcu_struct *sp, const char *wh
 SRCU__HIDDEN void srcu__fork_init(void);
 
 /* ---- gp.c ---- */
+
+/* A grace-period wait with a deadline: once it has waited past at_ns,
+ * late(arg) is called once, in the waiting thread, and the wait goes on. */
+struct srcu__deadline {
+	long at_ns;
+	void (*late)(void *arg);
+	void *arg;
+};
+SRCU__HIDDEN void srcu__synchronize_deadline(struct srcu_struct *sp, struct srcu__deadline *dl);
 SRCU__HIDDEN bool srcu__readers_done(struct srcu_struct *sp, int idx);
 /* gp_lock: held by whoever runs grace periods (or cleans up).  Unlock
  * bumps gp_event, so that waiting callers re-check and may take over. */

@@ -1,10 +1,14 @@
-// test_cxx: include/srcu.h compiles as C++ (warning-free) and its inline
-// read side, macros and static initializer work from C++ code.
+// test_cxx: include/srcu.h and include/srcu_gate.h compile as C++
+// (warning-free) and their inline paths, macros and static initializers
+// work from C++ code.
 #include "srcu.h"
+#include "srcu_gate.h"
 
 #include <cstdio>
 
 DEFINE_STATIC_SRCU(cxx_domain);
+static DEFINE_SRCU_GATE(cxx_gate);
+static int reset_fn(void *) { return 3; }
 
 struct config { int value; };
 static config first{1}, second{2};
@@ -18,7 +22,11 @@ int main()
 	srcu_read_unlock(&cxx_domain, idx);
 	srcu_assign_pointer(current, &second);
 	synchronize_srcu(&cxx_domain);
-	if (seen != 1 || srcu_batches_completed(&cxx_domain) != 1) {
+	int tag = srcu_gate_enter(&cxx_gate);
+	if (tag >= 0)
+		srcu_gate_exit(&cxx_gate, tag);
+	if (seen != 1 || srcu_batches_completed(&cxx_domain) != 1 || tag < 0 ||
+	    srcu_gate_reset(&cxx_gate, reset_fn, nullptr) != 3) {
 		std::printf("test_cxx: FAIL\n");
 		return 1;
 	}

@@ -1,0 +1,241 @@
+/*
+ * gate.c: srcu_gate, the slow paths (include/srcu_gate.h has the fast
+ * ones).  Users are read-side sections of the gate's own domain; a reset
+ * is "close; synchronize_srcu; fn; reopen".  Resets are serialised by
+ * reset_lock, and a reset asked for while one runs waits for that one
+ * instead of running its own (i915_handle_error's piggy-backing).
+ *
+ * The ordering argument (doc/gate.md): the close is an update made before
+ * synchronize_srcu(), so every section either is waited for by that grace
+ * period or sees the update, i.e. sees the gate closed (G in
+ * srcu_gate_enter()) and leaves without touching what the reset guards.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "srcu_gate.h"
+
+#define GATE_SHUT (SRCU_GATE__CLOSED | SRCU_GATE__SHUTDOWN)
+
+int srcu_gate_init(struct srcu_gate *g)
+{
+	int err;
+
+	if (!g)
+		return -EINVAL;
+	memset(g, 0, sizeof(*g));
+	err = init_srcu_struct(&g->srcu);
+	if (err)
+		return err;
+	if (pthread_mutex_init(&g->reset_lock, NULL) != 0) {
+		cleanup_srcu_struct(&g->srcu);
+		return -ENOMEM;
+	}
+	if (pthread_cond_init(&g->reset_cond, NULL) != 0) {
+		pthread_mutex_destroy(&g->reset_lock);
+		cleanup_srcu_struct(&g->srcu);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int srcu_gate_destroy(struct srcu_gate *g)
+{
+	int err;
+
+	if (!g)
+		return -EINVAL;
+	pthread_mutex_lock(&g->reset_lock);
+	if (g->reset_running || g->piggy_backers ||
+	    __atomic_load_n(&g->sleepers, __ATOMIC_SEQ_CST))
+		err = -EBUSY;
+	else
+		err = cleanup_srcu_struct(&g->srcu);   /* -EBUSY with users inside */
+	pthread_mutex_unlock(&g->reset_lock);
+	if (err)
+		return err;
+	pthread_cond_destroy(&g->reset_cond);
+	pthread_mutex_destroy(&g->reset_lock);
+	return 0;
+}
+
+/* ---- entering ---- */
+
+static long deadline_after(long timeout_ns)
+{
+	return timeout_ns < 0 ? -1 : srcu__now_ns() + timeout_ns;
+}
+
+/* Sleep until the gate's state moves on from s: 0, -ETIMEDOUT, -EINTR. */
+static int sleep_while_closed(struct srcu_gate *g, unsigned int s, long deadline)
+{
+	int err;
+
+	if (deadline >= 0 && srcu__now_ns() >= deadline)
+		return -ETIMEDOUT;
+	/* Seq-cst, then the futex re-checks the state: pairs with the
+	 * reopen's seq-cst state store and sleeper load in wake_sleepers(),
+	 * so either we see the new state or the reset sees us and wakes. */
+	__atomic_fetch_add(&g->sleepers, 1, __ATOMIC_SEQ_CST);
+	err = srcu__futex_wait_until(&g->state, s, deadline);
+	__atomic_fetch_sub(&g->sleepers, 1, __ATOMIC_SEQ_CST);
+	return err;
+}
+
+int srcu__gate_enter_slow(struct srcu_gate *g, long timeout_ns, int may_sleep)
+{
+	long deadline = deadline_after(timeout_ns);
+
+	for (;;) {
+		unsigned int s = __atomic_load_n(&g->state, __ATOMIC_ACQUIRE);
+		int tag, err;
+
+		if (s & SRCU_GATE__SHUTDOWN)
+			return -ESHUTDOWN;
+		if (!(s & SRCU_GATE__CLOSED)) {
+			tag = srcu_read_lock(&g->srcu);
+			/* G, as in srcu_gate_enter(). */
+			if (!(__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) & GATE_SHUT))
+				return tag;
+			srcu_read_unlock(&g->srcu, tag);
+			continue;
+		}
+		if (!may_sleep)
+			return -EAGAIN;
+		err = sleep_while_closed(g, s, deadline);
+		if (err)
+			return err;
+	}
+}
+
+int srcu_gate_enter_timeout(struct srcu_gate *g, long timeout_ns)
+{
+	int tag = srcu_read_lock(&g->srcu);
+
+	if (!(__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) & GATE_SHUT))   /* G */
+		return tag;
+	srcu_read_unlock(&g->srcu, tag);
+	return srcu__gate_enter_slow(g, timeout_ns, 1);
+}
+
+int srcu_gate_tryenter(struct srcu_gate *g)
+{
+	return srcu__gate_enter_slow(g, -1, 0);
+}
+
+/* ---- resetting ---- */
+
+static void check_not_inside(struct srcu_gate *g, const char *who)
+{
+	char n[SRCU__NAME_LEN], t[64];
+
+	if (srcu__self_in_reader(&g->srcu))
+		srcu__fatal("%s() called by %s from inside gate %s: it would wait for "
+			    "itself forever (leave the gate first)",
+			    who, srcu__thread_desc(t, sizeof(t)), srcu__name(&g->srcu, n, sizeof(n)));
+}
+
+static void wake_sleepers(struct srcu_gate *g)
+{
+	if (__atomic_load_n(&g->sleepers, __ATOMIC_SEQ_CST))
+		srcu__futex_wake(&g->state, INT_MAX);
+}
+
+/* Close: an update before the grace period that flushes the users (G). */
+static void close_gate(struct srcu_gate *g, unsigned int bits)
+{
+	__atomic_fetch_or(&g->state, bits, __ATOMIC_SEQ_CST);
+}
+
+static void reopen_gate(struct srcu_gate *g)
+{
+	unsigned int s = __atomic_load_n(&g->state, __ATOMIC_RELAXED), open;
+
+	/* Release (and seq-cst, for the sleepers' pairing): fn's writes
+	 * before the open state, paired with the acquire in G.  A new
+	 * generation changes the futex word for the sleepers.  A shutdown
+	 * that came meanwhile keeps the gate closed. */
+	do
+		open = (s & SRCU_GATE__SHUTDOWN) ? s + SRCU_GATE__GEN
+						 : (s + SRCU_GATE__GEN) & ~SRCU_GATE__CLOSED;
+	while (!__atomic_compare_exchange_n(&g->state, &s, open, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	wake_sleepers(g);
+}
+
+/* Wait for the reset running now; its result.  Caller holds reset_lock. */
+static int piggy_back(struct srcu_gate *g)
+{
+	unsigned long seq = g->reset_seq;
+
+	/* Atomic only so that tests may watch it without the lock. */
+	__atomic_fetch_add(&g->piggy_backers, 1, __ATOMIC_RELAXED);
+	while (ULONG_CMP_LT(g->reset_done_seq, seq))
+		pthread_cond_wait(&g->reset_cond, &g->reset_lock);
+	__atomic_fetch_sub(&g->piggy_backers, 1, __ATOMIC_RELAXED);
+	return g->reset_result;
+}
+
+int srcu_gate_reset_timeout(struct srcu_gate *g, int (*fn)(void *), void *arg,
+			    long timeout_ns, void (*wedge)(void *), void *wedge_arg)
+{
+	struct srcu__deadline dl = { deadline_after(timeout_ns), wedge, wedge_arg };
+	unsigned long seq;
+	int result;
+
+	if (!g || !fn)
+		return -EINVAL;
+	check_not_inside(g, "srcu_gate_reset");
+	pthread_mutex_lock(&g->reset_lock);
+	if (__atomic_load_n(&g->state, __ATOMIC_RELAXED) & SRCU_GATE__SHUTDOWN) {
+		pthread_mutex_unlock(&g->reset_lock);
+		return -ESHUTDOWN;
+	}
+	if (g->reset_running) {
+		result = piggy_back(g);
+		pthread_mutex_unlock(&g->reset_lock);
+		return result;
+	}
+	g->reset_running = 1;
+	seq = ++g->reset_seq;
+	pthread_mutex_unlock(&g->reset_lock);
+
+	close_gate(g, SRCU_GATE__CLOSED);
+	srcu__synchronize_deadline(&g->srcu, wedge && timeout_ns >= 0 ? &dl : NULL);
+	result = fn(arg);
+	reopen_gate(g);
+
+	pthread_mutex_lock(&g->reset_lock);
+	g->reset_result = result;
+	g->reset_done_seq = seq;
+	g->reset_running = 0;
+	pthread_cond_broadcast(&g->reset_cond);
+	pthread_mutex_unlock(&g->reset_lock);
+	return result;
+}
+
+int srcu_gate_reset(struct srcu_gate *g, int (*fn)(void *), void *arg)
+{
+	return srcu_gate_reset_timeout(g, fn, arg, -1, NULL, NULL);
+}
+
+int srcu_gate_shutdown(struct srcu_gate *g)
+{
+	if (!g)
+		return -EINVAL;
+	check_not_inside(g, "srcu_gate_shutdown");
+	pthread_mutex_lock(&g->reset_lock);
+	close_gate(g, SRCU_GATE__CLOSED | SRCU_GATE__SHUTDOWN);
+	wake_sleepers(g);             /* the state changed: they see SHUTDOWN */
+	while (g->reset_running)      /* its fn may still run: let it end */
+		pthread_cond_wait(&g->reset_cond, &g->reset_lock);
+	pthread_mutex_unlock(&g->reset_lock);
+	synchronize_srcu(&g->srcu);   /* every user that got in has left */
+	return 0;
+}
