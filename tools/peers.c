@@ -36,11 +36,11 @@ static void nothing(void) { }
 
 const struct peer peer_srcu = {
 	"libsrcu", "this library, synchronize_srcu()", 1,
-	nothing, nothing, srcu_reads, srcu_lock, srcu_unlock, srcu_sync,
+	nothing, nothing, srcu_reads, srcu_lock, srcu_unlock, srcu_sync, NULL, NULL,
 };
 const struct peer peer_srcu_exp = {
 	"libsrcu-exp", "this library, synchronize_srcu_expedited()", 1,
-	nothing, nothing, srcu_reads, srcu_lock, srcu_unlock, srcu_sync_exp,
+	nothing, nothing, srcu_reads, srcu_lock, srcu_unlock, srcu_sync_exp, NULL, NULL,
 };
 
 /* ---- the floor: a thread-local counter ++ and -- ---- */
@@ -62,7 +62,7 @@ static void floor_unlock(int t) { (void)t; compiler_barrier(); tls_nesting--; }
 
 const struct peer peer_floor = {
 	"tls-counter", "thread-local ++/-- with compiler barriers (the floor)", 1,
-	nothing, nothing, floor_reads, floor_lock, floor_unlock, NULL,
+	nothing, nothing, floor_reads, floor_lock, floor_unlock, NULL, NULL, NULL,
 };
 
 /* ---- pthread_rwlock ---- */
@@ -90,7 +90,7 @@ static void rwlock_sync(void)
 
 const struct peer peer_rwlock = {
 	"pthread_rwlock", "glibc rwlock: wrlock+unlock as the grace period", 1,
-	nothing, nothing, rwlock_reads, rwlock_lock, rwlock_unlock, rwlock_sync,
+	nothing, nothing, rwlock_reads, rwlock_lock, rwlock_unlock, rwlock_sync, NULL, NULL,
 };
 
 /* ---- naive SRCU: one shared atomic counter pair ---- */
@@ -134,5 +134,5 @@ static void naive_sync(void)
 
 const struct peer peer_naive = {
 	"naive-srcu", "one shared atomic counter pair per domain (no stale-index care)", 1,
-	nothing, nothing, naive_reads, naive_lock, naive_unlock, naive_sync,
+	nothing, nothing, naive_reads, naive_lock, naive_unlock, naive_sync, NULL, NULL,
 };

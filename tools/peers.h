@@ -18,12 +18,17 @@ struct peer {
 	int (*lock)(void);                 /* one section, to hold open */
 	void (*unlock)(int token);
 	void (*synchronize)(void);         /* NULL: no grace periods */
+	void (*blocking_begin)(void);      /* around a reader thread's sleeps */
+	void (*blocking_end)(void);        /*   outside sections (qsbr: offline) */
 };
 
 extern const struct peer peer_srcu, peer_srcu_exp, peer_floor, peer_rwlock,
 	peer_naive;
 #ifdef HAVE_URCU
-extern const struct peer peer_urcu_memb;
+extern const struct peer peer_urcu_memb, peer_urcu_mb, peer_urcu_qsbr, peer_urcu_bp;
+#endif
+#ifdef HAVE_CK
+extern const struct peer peer_ck_epoch;
 #endif
 
 #endif

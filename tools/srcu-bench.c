@@ -4,14 +4,18 @@
  * a noisy machine.  Each figure is the median of several repetitions
  * with its spread (min-max).
  *
- *   srcu-bench [--quick]
+ *   srcu-bench [--quick] [--json FILE] [--csv FILE] [--plot DIR] [--no-callgrind]
  *
- * Figures: (1) read-side pair cost, 1 thread and all cores; (2) the same
- * while another thread runs grace periods back to back; (3) grace-period
- * latency p50/p99 with idle and with busy readers; (4) synchronize calls/s
- * with 1, 2, 4 updaters on one domain and on separate domains; (5) wake-up
- * latency after a reader held its section 10 ms.  The last line is a
- * greppable SUMMARY.
+ * Figures: (1) read-side pair cost, 1 thread and all cores, with
+ * instructions per pair from callgrind; (2) the same while another thread
+ * runs grace periods back to back; (3) grace-period latency p50/p99 with
+ * idle and with busy readers; (4) synchronize calls/s with 1, 2, 4
+ * updaters on one domain and on separate domains; (5) wake-up latency
+ * after a reader held its section 10 ms; (6) isolation: synchronize on
+ * one domain while a reader of another sleeps; (7) scaling with the
+ * threads that used a domain and with the number of domains.  Every
+ * figure is also a row of --json/--csv; --plot draws PNGs with gnuplot.
+ * The last line is a greppable SUMMARY.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -27,17 +31,47 @@
 #include "peers.h"
 #include "srcu.h"
 
-static const struct peer *const peers[] = {
-	&peer_srcu,
+/* Every peer, in the order of the tables. */
+static const struct peer *const all_peers[] = {
+	&peer_srcu, &peer_srcu_exp,
 #ifdef HAVE_URCU
-	&peer_urcu_memb,
+	&peer_urcu_memb, &peer_urcu_mb, &peer_urcu_qsbr, &peer_urcu_bp,
 #endif
-	&peer_floor, &peer_rwlock, &peer_naive,
+#ifdef HAVE_CK
+	&peer_ck_epoch,
+#endif
+	&peer_rwlock, &peer_naive, &peer_floor,
 };
-#define NPEERS (sizeof(peers) / sizeof(peers[0]))
+#define NALL (sizeof(all_peers) / sizeof(all_peers[0]))
+#define FOR_PEERS(p) \
+	for (const struct peer *const *p##_it = all_peers, *p; \
+	     p##_it < all_peers + NALL && ((p = *p##_it), 1); p##_it++)
 
 static int quick;
 static int ncpu;
+static const char *self_path;
+
+/* ---- results, for --json and --csv ---- */
+
+struct result { const char *figure, *peer, *metric, *unit; double value; };
+static struct result results[1024];
+static int nresults;
+
+static void record(const char *figure, const char *peer, const char *metric,
+		   double value, const char *unit)
+{
+	if (nresults < (int)(sizeof(results) / sizeof(results[0])))
+		results[nresults++] = (struct result){ figure, peer, metric, unit, value };
+}
+
+static double lookup(const char *figure, const char *peer, const char *metric)
+{
+	for (int i = 0; i < nresults; i++)
+		if (!strcmp(results[i].figure, figure) && !strcmp(results[i].peer, peer) &&
+		    !strcmp(results[i].metric, metric))
+			return results[i].value;
+	return 0;
+}
 
 static double now_s(void)
 {
@@ -153,21 +187,63 @@ static struct stat3 read_cost_stats(const struct peer *p, int nthreads, int with
 	return summarize(v, reps);
 }
 
-static double srcu_pair_1t;   /* for the ratios */
+/* libsrcu's pair linked from libsrcu.a, measured by srcu-bench-static. */
+static double static_pair_ns(void)
+{
+	char cmd[4200], *slash;
+	double ns = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s", self_path);
+	slash = strrchr(cmd, '/');
+	if (!slash)
+		return 0;
+	snprintf(slash + 1, sizeof(cmd) - (size_t)(slash + 1 - cmd), "srcu-bench-static --read-pair%s",
+		 quick ? " --quick" : "");
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lf", &ns) != 1)
+		ns = 0;
+	pclose(f);
+	return ns;
+}
 
 static void figure_read_cost(void)
 {
-	printf("\n(1) read-side pair cost, empty section (ns; median [min-max]; ratio to libsrcu)\n");
-	printf("%-16s %-28s %-28s\n", "peer", "1 thread", "all cores");
-	for (size_t i = 0; i < NPEERS; i++) {
-		struct stat3 one = read_cost_stats(peers[i], 1, 0);
-		struct stat3 all = read_cost_stats(peers[i], ncpu, 0);
+	double base = 0, st;
 
-		if (i == 0)
-			srcu_pair_1t = one.med;
-		printf("%-16s %6.2f [%5.2f-%6.2f] %5.2fx  %6.2f [%5.2f-%6.2f] %5.2fx\n",
-		       peers[i]->name, one.med, one.lo, one.hi, one.med / srcu_pair_1t,
-		       all.med, all.lo, all.hi, all.med / srcu_pair_1t);
+	printf("\n(1) read-side pair cost, empty section (ns; median [min-max]; ratio to libsrcu;"
+	       " instructions per pair)\n");
+	printf("%-16s %-28s %-28s %s\n", "peer", "1 thread", "all cores", "instr");
+	FOR_PEERS(p) {
+		struct stat3 one, all;
+		double instr;
+
+		if (p == &peer_srcu_exp)
+			continue;   /* the same read side as libsrcu */
+		one = read_cost_stats(p, 1, 0);
+		all = read_cost_stats(p, ncpu, 0);
+		if (p == &peer_srcu)
+			base = one.med;
+		instr = lookup("instructions", p->name, "per_pair");
+		printf("%-16s %6.2f [%5.2f-%6.2f] %5.2fx  %6.2f [%5.2f-%6.2f] %5.2fx  ",
+		       p->name, one.med, one.lo, one.hi, one.med / base,
+		       all.med, all.lo, all.hi, all.med / base);
+		if (instr > 0)
+			printf("%5.1f\n", instr);
+		else
+			printf("    -\n");
+		record("read_pair", p->name, "ns_1thread", one.med, "ns");
+		record("read_pair", p->name, "ns_1thread_min", one.lo, "ns");
+		record("read_pair", p->name, "ns_1thread_max", one.hi, "ns");
+		record("read_pair", p->name, "ns_allcores", all.med, "ns");
+	}
+	st = static_pair_ns();
+	if (st > 0) {
+		printf("%-16s %6.2f                 %5.2fx  (1 thread, linked from libsrcu.a)\n",
+		       "libsrcu (.a)", st, st / base);
+		record("read_pair", "libsrcu-static", "ns_1thread", st, "ns");
 	}
 }
 
@@ -175,15 +251,17 @@ static void figure_read_cost_under_updates(void)
 {
 	printf("\n(2) read-side pair cost, 1 reader, while another thread runs grace periods back to back\n");
 	printf("%-16s %-28s %s\n", "peer", "ns", "vs idle");
-	for (size_t i = 0; i < NPEERS; i++) {
-		struct stat3 idle, busy;
+	FOR_PEERS(p) {
+		struct stat3 busy;
+		double idle = lookup("read_pair", p->name, "ns_1thread");
 
-		if (!peers[i]->synchronize)
+		if (!p->synchronize || p == &peer_srcu_exp || !idle)
 			continue;
-		idle = read_cost_stats(peers[i], 1, 0);
-		busy = read_cost_stats(peers[i], 1, 1);
-		printf("%-16s %6.2f [%5.2f-%6.2f]  %5.2fx\n", peers[i]->name,
-		       busy.med, busy.lo, busy.hi, busy.med / idle.med);
+		busy = read_cost_stats(p, 1, 1);
+		printf("%-16s %6.2f [%5.2f-%6.2f]  %5.2fx\n", p->name,
+		       busy.med, busy.lo, busy.hi, busy.med / idle);
+		record("read_pair_under_updates", p->name, "ns", busy.med, "ns");
+		record("read_pair_under_updates", p->name, "vs_idle", busy.med / idle, "x");
 	}
 }
 
@@ -198,18 +276,38 @@ static void *background_reader(void *arg)
 	r->p->thread_online();
 	flag_put(&r->ready, 1);
 	while (!flag_get(&r->stop)) {
-		if (r->busy)
+		if (r->busy) {
 			r->p->reads(1000);
-		else
-			usleep(1000);
+			continue;
+		}
+		if (r->p->blocking_begin)
+			r->p->blocking_begin();
+		usleep(1000);
+		if (r->p->blocking_end)
+			r->p->blocking_end();
 	}
 	r->p->thread_offline();
 	return NULL;
 }
 
+/* Samples of the last idle run per peer, for the --plot CDF. */
+#define MAX_SAMPLES 2000
+static double idle_samples[NALL][MAX_SAMPLES];
+static int idle_nsamples[NALL];
+
+static int peer_index(const struct peer *p)
+{
+	for (size_t i = 0; i < NALL; i++)
+		if (all_peers[i] == p)
+			return (int)i;
+	return 0;
+}
+
+/* p50 and p99 of synchronize, within a time budget (urcu-bp polls). */
 static void sync_latency(const struct peer *p, int busy, double *p50, double *p99)
 {
-	int n = quick ? 300 : 2000;
+	int n = quick ? 300 : MAX_SAMPLES, k;
+	double budget = quick ? 0.3 : 1.5, start;
 	double *v = malloc(sizeof(double) * (size_t)n);
 	struct reader_job r = { p, 0, busy, 0 };
 	pthread_t t;
@@ -217,46 +315,42 @@ static void sync_latency(const struct peer *p, int busy, double *p50, double *p9
 	pthread_create(&t, NULL, background_reader, &r);
 	while (!flag_get(&r.ready))
 		usleep(100);
+	p->thread_online();
 	p->reads(10);
-	for (int i = 0; i < n; i++) {
+	start = now_s();
+	for (k = 0; k < n && (k < 20 || now_s() - start < budget); k++) {
 		double t0 = now_s();
 		p->synchronize();
-		v[i] = (now_s() - t0) * 1e6;
+		v[k] = (now_s() - t0) * 1e6;
 	}
+	p->thread_offline();
 	flag_put(&r.stop, 1);
 	pthread_join(t, NULL);
-	*p50 = quantile(v, n, 0.5);
-	*p99 = quantile(v, n, 0.99);
+	*p50 = quantile(v, k, 0.5);
+	*p99 = quantile(v, k, 0.99);
+	if (!busy) {
+		memcpy(idle_samples[peer_index(p)], v, sizeof(double) * (size_t)k);
+		idle_nsamples[peer_index(p)] = k;
+	}
 	free(v);
 }
-
-static const struct peer *const gp_peers[] = {
-	&peer_srcu, &peer_srcu_exp,
-#ifdef HAVE_URCU
-	&peer_urcu_memb,
-#endif
-	&peer_rwlock, &peer_naive,
-};
-#define NGP (sizeof(gp_peers) / sizeof(gp_peers[0]))
-
-static double srcu_exp_idle_p50, memb_idle_p50;
 
 static void figure_gp_latency(void)
 {
 	printf("\n(3) grace-period latency (us), 1 reader thread idle or looping\n");
 	printf("%-16s %10s %10s %10s %10s\n", "peer", "idle p50", "idle p99", "busy p50", "busy p99");
-	for (size_t i = 0; i < NGP; i++) {
+	FOR_PEERS(p) {
 		double a50, a99, b50, b99;
 
-		sync_latency(gp_peers[i], 0, &a50, &a99);
-		sync_latency(gp_peers[i], 1, &b50, &b99);
-		if (gp_peers[i] == &peer_srcu_exp)
-			srcu_exp_idle_p50 = a50;
-#ifdef HAVE_URCU
-		if (gp_peers[i] == &peer_urcu_memb)
-			memb_idle_p50 = a50;
-#endif
-		printf("%-16s %10.2f %10.2f %10.2f %10.2f\n", gp_peers[i]->name, a50, a99, b50, b99);
+		if (!p->synchronize)
+			continue;
+		sync_latency(p, 0, &a50, &a99);
+		sync_latency(p, 1, &b50, &b99);
+		printf("%-16s %10.2f %10.2f %10.2f %10.2f\n", p->name, a50, a99, b50, b99);
+		record("gp_latency", p->name, "idle_p50", a50, "us");
+		record("gp_latency", p->name, "idle_p99", a99, "us");
+		record("gp_latency", p->name, "busy_p50", b50, "us");
+		record("gp_latency", p->name, "busy_p99", b99, "us");
 	}
 }
 
@@ -302,41 +396,41 @@ static double sync_throughput(const struct peer *p, int nupd)
 	return (double)total / secs;
 }
 
-static double srcu_tput1, srcu_tput4;
+static void throughput_row(const struct peer *p, const char *label)
+{
+	static const int n[] = { 1, 2, 4 };
+	static const char *const metric[] = { "calls_per_s_1", "calls_per_s_2", "calls_per_s_4" };
+	double base = 0;
+
+	printf("%-22s", label);
+	for (int k = 0; k < 3; k++) {
+		double r = sync_throughput(p, n[k]);
+
+		if (k == 0)
+			base = r;
+		printf(" %9.0f %5.2fx", r, r / base);
+		record("throughput", label, metric[k], r, "calls/s");
+	}
+	printf("\n");
+}
 
 static void figure_throughput(void)
 {
-	static const int n[] = { 1, 2, 4 };
-
 	printf("\n(4) synchronize calls/s (ratio to 1 updater), no readers\n");
 	printf("%-22s %16s %16s %16s\n", "peer", "1 updater", "2 updaters", "4 updaters");
-	for (size_t i = 0; i < NGP + 1; i++) {
-		const struct peer *p = i < NGP ? gp_peers[i] : &peer_srcu;
-		double base = 0;
-
-		use_separate = i == NGP;
-		printf("%-22s", use_separate ? "libsrcu, own domains" : p->name);
-		for (int k = 0; k < 3; k++) {
-			double r = sync_throughput(p, n[k]);
-
-			if (k == 0)
-				base = r;
-			printf(" %9.0f %5.2fx", r, r / base);
-			if (p == &peer_srcu && !use_separate && k == 0)
-				srcu_tput1 = r;
-			if (p == &peer_srcu && !use_separate && k == 2)
-				srcu_tput4 = r;
-		}
-		printf("\n");
-	}
+	FOR_PEERS(p)
+		if (p->synchronize)
+			throughput_row(p, p->name);
+	use_separate = 1;
+	throughput_row(&peer_srcu, "libsrcu-own-domains");
 	use_separate = 0;
 }
 
 /* ---- figure 5: wake-up latency ---- */
 
-struct holder_job { const struct peer *p; int inside; double unlock_at; };
+struct holder_job { const struct peer *p; int inside; double unlock_at; long hold_us; };
 
-static void *hold_10ms(void *arg)
+static void *hold_section(void *arg)
 {
 	struct holder_job *h = arg;
 	int tok;
@@ -344,14 +438,12 @@ static void *hold_10ms(void *arg)
 	h->p->thread_online();
 	tok = h->p->lock();
 	flag_put(&h->inside, 1);
-	usleep(10000);
+	usleep((useconds_t)h->hold_us);
 	h->unlock_at = now_s();
 	h->p->unlock(tok);
 	h->p->thread_offline();
 	return NULL;
 }
-
-static double srcu_wake_p50;
 
 static void figure_wakeup(void)
 {
@@ -359,26 +451,367 @@ static void figure_wakeup(void)
 
 	printf("\n(5) wake-up latency (us): reader unlocks after 10 ms -> synchronize returns\n");
 	printf("%-16s %10s %10s\n", "peer", "p50", "max");
-	for (size_t i = 0; i < NGP; i++) {
+	FOR_PEERS(p) {
 		double v[64];
 
+		if (!p->synchronize || !p->sleepable)
+			continue;
 		for (int k = 0; k < n; k++) {
-			struct holder_job h = { gp_peers[i], 0, 0 };
+			struct holder_job h = { p, 0, 0, 10000 };
 			pthread_t t;
 
-			pthread_create(&t, NULL, hold_10ms, &h);
+			pthread_create(&t, NULL, hold_section, &h);
 			while (!flag_get(&h.inside))
 				usleep(50);
 			usleep(1000);   /* the synchronize starts with the reader inside */
-			gp_peers[i]->synchronize();
+			p->synchronize();
 			v[k] = (now_s() - h.unlock_at) * 1e6;
 			pthread_join(t, NULL);
 		}
 		double p50 = quantile(v, n, 0.5);
-		if (gp_peers[i] == &peer_srcu)
-			srcu_wake_p50 = p50;
-		printf("%-16s %10.1f %10.1f\n", gp_peers[i]->name, p50, v[n - 1]);
+		printf("%-16s %10.1f %10.1f\n", p->name, p50, v[n - 1]);
+		record("wakeup", p->name, "p50", p50, "us");
+		record("wakeup", p->name, "max", v[n - 1], "us");
 	}
+	printf("(urcu-qsbr is left out: its readers may not sleep)\n");
+}
+
+/* ---- figure 6: isolation ---- */
+
+static struct srcu_struct dom_a, dom_b;
+
+static int srcu_b_lock(void) { return srcu_read_lock(&dom_b); }
+static void srcu_b_unlock(int idx) { srcu_read_unlock(&dom_b, idx); }
+static void nothing6(void) { }
+
+/* A reader of "domain B" sleeps hold_us inside; how long does an updater
+ * of "domain A" wait?  libsrcu has two domains; the others have one. */
+static void figure_isolation(void)
+{
+	static const struct peer srcu_b = {
+		"libsrcu", "", 1, nothing6, nothing6, NULL, srcu_b_lock, srcu_b_unlock,
+		NULL, NULL, NULL,
+	};
+	long hold_us = quick ? 300000 : 1000000;
+
+	printf("\n(6) isolation: synchronize on domain A while a reader of domain B sleeps %.1f s"
+	       " inside (ms)\n", hold_us / 1e6);
+	printf("%-16s %12s  %s\n", "peer", "first call", "");
+	FOR_PEERS(p) {
+		struct holder_job h = { p == &peer_srcu ? &srcu_b : p, 0, 0, hold_us };
+		pthread_t t;
+		double t0, ms;
+
+		if (!p->synchronize || !p->sleepable || p == &peer_srcu_exp)
+			continue;
+		pthread_create(&t, NULL, hold_section, &h);
+		while (!flag_get(&h.inside))
+			usleep(50);
+		t0 = now_s();
+		if (p == &peer_srcu)
+			synchronize_srcu(&dom_a);
+		else
+			p->synchronize();
+		ms = (now_s() - t0) * 1e3;
+		pthread_join(t, NULL);
+		printf("%-16s %12.3f  %s\n", p->name, ms,
+		       p == &peer_srcu ? "(A and B are separate domains)"
+				       : "(one domain for all: waits for B's reader)");
+		record("isolation", p->name, "sync_ms", ms, "ms");
+	}
+}
+
+/* ---- figure 7: scaling ---- */
+
+struct idle_thread { const struct peer *p; pthread_barrier_t *used, *done; };
+
+static void *use_then_wait(void *arg)
+{
+	struct idle_thread *it = arg;
+
+	it->p->thread_online();
+	it->p->reads(1);                 /* this thread has used the domain */
+	pthread_barrier_wait(it->used);
+	pthread_barrier_wait(it->done);  /* stay alive, outside any section */
+	it->p->thread_offline();
+	return NULL;
+}
+
+/* Grace-period p50 with nthreads idle threads that have used the domain. */
+static double gp_with_threads(const struct peer *p, int nthreads)
+{
+	pthread_barrier_t used, done;
+	pthread_t *t = calloc((size_t)nthreads, sizeof(*t));
+	struct idle_thread it = { p, &used, &done };
+	pthread_attr_t attr;
+	double v[200];
+	int k, n = quick ? 50 : 200;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	pthread_barrier_init(&used, NULL, (unsigned int)nthreads + 1);
+	pthread_barrier_init(&done, NULL, (unsigned int)nthreads + 1);
+	for (k = 0; k < nthreads; k++)
+		pthread_create(&t[k], &attr, use_then_wait, &it);
+	pthread_barrier_wait(&used);
+	p->thread_online();
+	for (k = 0; k < n; k++) {
+		double t0 = now_s();
+		p->synchronize();
+		v[k] = (now_s() - t0) * 1e6;
+	}
+	p->thread_offline();
+	pthread_barrier_wait(&done);
+	for (k = 0; k < nthreads; k++)
+		pthread_join(t[k], NULL);
+	pthread_barrier_destroy(&used);
+	pthread_barrier_destroy(&done);
+	pthread_attr_destroy(&attr);
+	free(t);
+	return quantile(v, n, 0.5);
+}
+
+static long rss_kib(void)
+{
+	long pages = 0, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f && fscanf(f, "%ld %ld", &pages, &rss) != 2)
+		rss = 0;
+	if (f)
+		fclose(f);
+	return rss * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* init, first read, synchronize and cleanup of n domains at once. */
+static void domains_row(int n)
+{
+	struct srcu_struct *d = calloc((size_t)n, sizeof(*d));
+	double t0, init_ns, clean_ns, sync_us;
+	long rss0, rss1;
+	int i, idx;
+
+	t0 = now_s();
+	for (i = 0; i < n; i++)
+		init_srcu_struct(&d[i]);
+	init_ns = (now_s() - t0) * 1e9 / n;
+	rss0 = rss_kib();   /* the domains themselves are counted as 216 B each */
+	for (i = 0; i < n; i++) {               /* this thread reads each once */
+		idx = srcu_read_lock(&d[i]);
+		srcu_read_unlock(&d[i], idx);
+	}
+	rss1 = rss_kib();
+	t0 = now_s();
+	for (i = 0; i < 20; i++)
+		synchronize_srcu_expedited(&d[n - 1]);
+	sync_us = (now_s() - t0) * 1e6 / 20;
+	t0 = now_s();
+	for (i = 0; i < n; i++)
+		cleanup_srcu_struct(&d[i]);
+	clean_ns = (now_s() - t0) * 1e9 / n;
+	free(d);
+	printf("%8d domains: init %7.0f ns, cleanup %7.0f ns each; synchronize_exp %7.2f us;"
+	       " memory %5zu B/domain + %4.1f B/(thread, domain) touched (RSS +%ld KiB)\n",
+	       n, init_ns, clean_ns, sync_us, sizeof(struct srcu_struct),
+	       (double)(rss1 - rss0) * 1024 / n, rss1 - rss0);
+	record("scaling_domains", "libsrcu", n == 1 ? "init_ns_1" : n == 100 ? "init_ns_100" :
+	       n == 10000 ? "init_ns_10000" : "init_ns", init_ns, "ns");
+	record("scaling_domains", "libsrcu", n == 1 ? "sync_exp_us_1" : n == 100 ? "sync_exp_us_100" :
+	       n == 10000 ? "sync_exp_us_10000" : "sync_exp_us", sync_us, "us");
+}
+
+static void figure_scaling(void)
+{
+	static const int threads[] = { 1, 10, 100, 1000 };
+	static const char *const tmetric[] = { "p50_us_1", "p50_us_10", "p50_us_100", "p50_us_1000" };
+	int nthr = quick ? 3 : 4;
+
+	printf("\n(7a) grace-period p50 (us) with N idle threads that have used the domain\n");
+	printf("%-16s", "peer");
+	for (int k = 0; k < nthr; k++)
+		printf(" %9d", threads[k]);
+	printf("\n");
+	FOR_PEERS(p) {
+		if (p != &peer_srcu && p != &peer_srcu_exp
+#ifdef HAVE_URCU
+		    && p != &peer_urcu_memb
+#endif
+		    )
+			continue;
+		printf("%-16s", p->name);
+		for (int k = 0; k < nthr; k++) {
+			double us = gp_with_threads(p, threads[k]);
+
+			printf(" %9.2f", us);
+			record("scaling_threads", p->name, tmetric[k], us, "us");
+		}
+		printf("\n");
+	}
+	printf("\n(7b) libsrcu with N live domains\n");
+	domains_row(1);
+	domains_row(100);
+	if (!quick)
+		domains_row(1000);
+	domains_row(10000);
+}
+
+/* ---- instructions per pair (callgrind) ---- */
+
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define HAVE_CALLGRIND 1
+#endif
+
+#define INSTR_PAIRS 100000
+
+/* In the child, under callgrind: collect only the peer's INSTR_PAIRS pairs. */
+static int instr_child(const char *name)
+{
+	FOR_PEERS(p) {
+		if (strcmp(p->name, name))
+			continue;
+		p->thread_online();
+		p->reads(1000);
+#ifdef HAVE_CALLGRIND
+		CALLGRIND_TOGGLE_COLLECT;
+		p->reads(INSTR_PAIRS);
+		CALLGRIND_TOGGLE_COLLECT;
+#endif
+		p->thread_offline();
+		return 0;
+	}
+	return 2;
+}
+
+/* Run ourselves under callgrind for each peer; record Ir / pair. */
+static void measure_instructions(void)
+{
+	char out[] = "/tmp/srcu-bench-cg-XXXXXX", cmd[8600], line[512];
+	int fd = mkstemp(out);
+
+	if (fd < 0)
+		return;
+	close(fd);
+#ifndef HAVE_CALLGRIND
+	printf("note: instructions per pair need valgrind (apt-get install valgrind) at build time\n");
+	unlink(out);
+	return;
+#endif
+	if (system("valgrind --version >/dev/null 2>&1") != 0) {
+		printf("note: instructions per pair skipped: install valgrind (apt-get install valgrind)\n");
+		unlink(out);
+		return;
+	}
+	FOR_PEERS(p) {
+		FILE *f;
+		double ir = 0;
+
+		if (p == &peer_srcu_exp)
+			continue;
+		snprintf(cmd, sizeof(cmd), "valgrind --tool=callgrind --collect-atstart=no "
+			 "--callgrind-out-file=%s '%s' --instr-child '%s' >/dev/null 2>&1",
+			 out, self_path, p->name);
+		if (system(cmd) != 0 || !(f = fopen(out, "r")))
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "totals:", 7) || !strncmp(line, "summary:", 8))
+				ir = atof(strchr(line, ':') + 1);
+		fclose(f);
+		if (ir > 0)
+			record("instructions", p->name, "per_pair", ir / INSTR_PAIRS, "instructions");
+	}
+	unlink(out);
+}
+
+/* ---- output files ---- */
+
+static void write_json(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		perror(path);
+		return;
+	}
+	fprintf(f, "{\n  \"machine\": {\"cpus\": %d, \"backend\": \"%s\", \"quick\": %s},\n"
+		"  \"results\": [\n", ncpu, srcu_backend(), quick ? "true" : "false");
+	for (int i = 0; i < nresults; i++)
+		fprintf(f, "    {\"figure\": \"%s\", \"peer\": \"%s\", \"metric\": \"%s\", "
+			"\"value\": %.6g, \"unit\": \"%s\"}%s\n", results[i].figure, results[i].peer,
+			results[i].metric, results[i].value, results[i].unit,
+			i + 1 < nresults ? "," : "");
+	fprintf(f, "  ]\n}\n");
+	fclose(f);
+}
+
+static void write_csv(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		perror(path);
+		return;
+	}
+	fprintf(f, "figure,peer,metric,value,unit\n");
+	for (int i = 0; i < nresults; i++)
+		fprintf(f, "%s,%s,%s,%.6g,%s\n", results[i].figure, results[i].peer,
+			results[i].metric, results[i].value, results[i].unit);
+	fclose(f);
+}
+
+/* Two PNGs: read-side cost per peer, and the idle grace-period latency
+ * distribution (CDF) per peer. */
+static void write_plots(const char *dir)
+{
+	char path[4200], cmd[8600];
+	FILE *f;
+
+	if (system("gnuplot --version >/dev/null 2>&1") != 0) {
+		printf("note: --plot needs gnuplot (apt-get install gnuplot-nox)\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
+	if (system(cmd) != 0)
+		return;
+	snprintf(path, sizeof(path), "%s/read_pair.dat", dir);
+	if (!(f = fopen(path, "w")))
+		return;
+	for (int i = 0; i < nresults; i++)
+		if (!strcmp(results[i].figure, "read_pair") && !strcmp(results[i].metric, "ns_1thread"))
+			fprintf(f, "\"%s\" %g %g\n", results[i].peer, results[i].value,
+				lookup("read_pair", results[i].peer, "ns_allcores"));
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/gp_latency.dat", dir);
+	if (!(f = fopen(path, "w")))
+		return;
+	for (size_t p = 0; p < NALL; p++) {
+		int n = idle_nsamples[p];
+
+		if (!n)
+			continue;
+		fprintf(f, "\"%s\" 0\n", all_peers[p]->name);   /* columnheader(1) */
+		qsort(idle_samples[p], (size_t)n, sizeof(double), cmp_double);
+		for (int k = 0; k < n; k++)
+			fprintf(f, "%g %g\n", idle_samples[p][k], (double)(k + 1) / n);
+		fprintf(f, "\n\n");
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/plots.gp", dir);
+	if (!(f = fopen(path, "w")))
+		return;
+	fprintf(f, "set terminal png size 1000,600 noenhanced\nset output '%s/read_pair.png'\n"
+		"set title 'read-side pair cost (ns, lower is better)'\nset style data histograms\n"
+		"set style fill solid 0.8\nset logscale y\nset xtics rotate by -30\n"
+		"plot '%s/read_pair.dat' using 2:xtic(1) title '1 thread', '' using 3 title 'all cores'\n"
+		"reset\nset terminal png size 1000,600 noenhanced\nset output '%s/gp_latency.png'\n"
+		"set title 'synchronize latency, idle reader (CDF)'\nset xlabel 'us'\n"
+		"set logscale x\nset ylabel 'fraction of calls'\nset key bottom right\n"
+		"plot for [i=0:%d] '%s/gp_latency.dat' index i using 1:2 with lines lw 2 "
+		"title columnheader(1)\n", dir, dir, dir, (int)NALL - 1, dir);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "gnuplot '%s/plots.gp' 2>/dev/null", dir);
+	if (system(cmd) == 0)
+		printf("plots: %s/read_pair.png %s/gp_latency.png\n", dir, dir);
 }
 
 /* ---- machine ---- */
@@ -401,6 +834,9 @@ static void print_machine(void)
 	uname(&u);
 	printf("srcu-bench: %s, %d CPUs, Linux %s, libsrcu backend %s%s\n", model, ncpu,
 	       u.release, srcu_backend(), quick ? ", --quick" : "");
+#ifndef HAVE_CK
+	printf("note: ck_epoch skipped: install libck-dev (apt-get install libck-dev) and rebuild\n");
+#endif
 #ifndef HAVE_URCU
 	printf("note: liburcu peers skipped: install liburcu-dev (apt-get install liburcu-dev) and rebuild\n");
 #endif
@@ -408,27 +844,68 @@ static void print_machine(void)
 
 int main(int argc, char **argv)
 {
+	const char *json = NULL, *csv = NULL, *plot = NULL;
+	int callgrind = 1, read_pair_only = 0;
+
+	self_path = argv[0];
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--quick") == 0) {
+		if (!strcmp(argv[i], "--quick"))
 			quick = 1;
-		} else {
-			fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
+			json = argv[++i];
+		else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+			csv = argv[++i];
+		else if (!strcmp(argv[i], "--plot") && i + 1 < argc)
+			plot = argv[++i];
+		else if (!strcmp(argv[i], "--no-callgrind"))
+			callgrind = 0;
+		else if (!strcmp(argv[i], "--read-pair"))
+			read_pair_only = 1;
+		else if (!strcmp(argv[i], "--instr-child") && i + 1 < argc)
+			return instr_child(argv[i + 1]);
+		else {
+			fprintf(stderr, "usage: %s [--quick] [--json FILE] [--csv FILE] [--plot DIR]"
+				" [--no-callgrind]\n", argv[0]);
 			return 2;
 		}
 	}
 	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu > 64)
 		ncpu = 64;
+	if (read_pair_only) {   /* for srcu-bench's "libsrcu (.a)" row */
+		printf("%.3f\n", read_cost_stats(&peer_srcu, 1, 0).med);
+		return 0;
+	}
 	for (int i = 0; i < 4; i++)
 		init_srcu_struct(&sep_domains[i]);
+	init_srcu_struct(&dom_a);
+	init_srcu_struct(&dom_b);
 	print_machine();
+	if (callgrind)
+		measure_instructions();
 	figure_read_cost();
 	figure_read_cost_under_updates();
 	figure_gp_latency();
 	figure_throughput();
 	figure_wakeup();
-	printf("\nSUMMARY read_pair_ns=%.2f exp_idle_p50_us=%.2f memb_idle_p50_us=%.2f "
-	       "tput4_over_tput1=%.2f wake_p50_us=%.1f\n", srcu_pair_1t, srcu_exp_idle_p50,
-	       memb_idle_p50, srcu_tput4 / srcu_tput1, srcu_wake_p50);
+	figure_isolation();
+	figure_scaling();
+	if (json)
+		write_json(json);
+	if (csv)
+		write_csv(csv);
+	if (plot)
+		write_plots(plot);
+	printf("\nSUMMARY read_pair_ns=%.2f memb_read_pair_ns=%.2f floor_ns=%.2f "
+	       "read_under_updates_x=%.2f exp_idle_p50_us=%.2f memb_idle_p50_us=%.2f "
+	       "tput4_over_tput1=%.2f wake_p50_us=%.1f isolation_ms=%.3f\n",
+	       lookup("read_pair", "libsrcu", "ns_1thread"), lookup("read_pair", "urcu-memb", "ns_1thread"),
+	       lookup("read_pair", "tls-counter", "ns_1thread"),
+	       lookup("read_pair_under_updates", "libsrcu", "vs_idle"),
+	       lookup("gp_latency", "libsrcu-exp", "idle_p50"),
+	       lookup("gp_latency", "urcu-memb", "idle_p50"),
+	       lookup("throughput", "libsrcu", "calls_per_s_4") /
+	       lookup("throughput", "libsrcu", "calls_per_s_1"),
+	       lookup("wakeup", "libsrcu", "p50"), lookup("isolation", "libsrcu", "sync_ms"));
 	return 0;
 }
