@@ -72,7 +72,8 @@ static void stat_inc(unsigned long *c)
 
 bool srcu__readers_done(struct srcu_struct *sp, int idx)
 {
-	unsigned long unlocks = srcu__sum_unlocks(sp, idx);
+	struct srcu__scan scan;
+	unsigned long unlocks = srcu__sum_unlocks(sp, idx, &scan);
 
 	/*
 	 * A: pairs with B and C in srcu_read_lock()/srcu_read_unlock().  A
@@ -84,17 +85,18 @@ bool srcu__readers_done(struct srcu_struct *sp, int idx)
 	if (!SRCU__BUSTED(NOFENCE))
 		srcu__heavy_mb();
 	stat_inc(&sp->stat_checks);
-	return srcu__sum_locks(sp, idx) == unlocks;
+	return srcu__sum_locks(sp, idx, &scan) == unlocks;
 }
 
 /* Same sums with only a local fence: can say "busy" when the index is in
  * fact idle, and its "idle" must be confirmed by srcu__readers_done(). */
 static bool readers_look_done(struct srcu_struct *sp, int idx)
 {
-	unsigned long unlocks = srcu__sum_unlocks(sp, idx);
+	struct srcu__scan scan;
+	unsigned long unlocks = srcu__sum_unlocks(sp, idx, &scan);
 
 	srcu__smp_mb();  /* orders the two sums on this thread only */
-	return srcu__sum_locks(sp, idx) == unlocks;
+	return srcu__sum_locks(sp, idx, &scan) == unlocks;
 }
 
 static bool spin_until_done(struct srcu_struct *sp, int idx, long pause_ns, long yield_ns)

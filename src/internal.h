@@ -92,14 +92,26 @@ struct srcu__record {
 	struct srcu__record *next;   /* registry list: append-only, never freed */
 	int tid;                     /* owning thread, 0 while on the free list */
 	struct srcu__record *next_free;
+	unsigned int index;          /* creation order: its bit in a srcu__scan */
+};
+
+/* What one check's unlock sum counted, so that its lock sum counts the
+ * same records: owned ones.  A free record's counts are balanced and
+ * still, so a check skips it (doc/design.md, "Free records"); records
+ * past SRCU__SCAN_BITS are always counted. */
+#define SRCU__SCAN_BITS 4096
+struct srcu__scan {
+	unsigned long counted[SRCU__SCAN_BITS / (8 * sizeof(unsigned long))];
 };
 
 /* Head of the registry of all reader records (acquire-load to traverse). */
 SRCU__HIDDEN extern struct srcu__record *srcu__records;
 
 /* Sum of one domain index's lock or unlock counts over every thread. */
-SRCU__HIDDEN unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx);
-SRCU__HIDDEN unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx);
+SRCU__HIDDEN unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx,
+					     struct srcu__scan *scan);
+SRCU__HIDDEN unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx,
+					   const struct srcu__scan *scan);
 /* Does the calling thread hold a read-side section of sp? */
 SRCU__HIDDEN bool srcu__self_in_reader(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__readers_init(void);

@@ -54,6 +54,8 @@ void srcu__readers_init(void)
 
 #define SLOTS_BYTES ((size_t)SRCU__MAX_IDS * sizeof(struct srcu__slot))
 
+static unsigned int record_count;   /* under srcu__registry_lock */
+
 /* A zeroed record linked into the registry. Caller holds the lock. */
 static struct srcu__record *record_new(void)
 {
@@ -70,6 +72,7 @@ static struct srcu__record *record_new(void)
 		return NULL;
 	}
 	r->slots = slots;
+	r->index = record_count++;
 	r->next = srcu__records;
 	/* Pairs with the acquire loads of the head in the scans: they see a
 	 * complete record, ->slots and ->next set. */
@@ -92,8 +95,13 @@ static struct srcu__record *my_record(void)
 	else
 		r = record_new();
 	if (r)
-		r->tid = srcu__gettid();
+		store_release(&r->tid, srcu__gettid());
 	pthread_mutex_unlock(&srcu__registry_lock);
+	/* Pairs with the full fence before a check (the GP's start, or A of
+	 * the check before): a check whose unlock sum saw this record free
+	 * (or not yet listed) skips it in its lock sum too, so this thread's
+	 * sections must see everything published before that check began. */
+	srcu__smp_mb();
 	if (!r)
 		srcu__fatal("%s: out of memory for its reader record",
 			    srcu__thread_desc(t, sizeof(t)));
@@ -175,16 +183,33 @@ static void report_extra_unlock(struct srcu_struct *sp, const char *thread, int 
 		    srcu__name(sp, n, sizeof(n)), thread, idx, found);
 }
 
-unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx)
+#define SCAN_WORD_BITS (8 * sizeof(unsigned long))
+
+static bool scan_counted(const struct srcu__scan *scan, unsigned int i)
+{
+	return i >= SRCU__SCAN_BITS || (scan->counted[i / SCAN_WORD_BITS] >> (i % SCAN_WORD_BITS)) & 1;
+}
+
+/* Counts the owned records (and notes them in scan): a free record's
+ * counts are balanced and nobody changes them.  Acquire on ->tid pairs
+ * with the release in record_release(): seen free, seen balanced. */
+unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__scan *scan)
 {
 	unsigned int id = load_relaxed(&sp->id);
 	unsigned long sum = load_acquire(&sp->down_unlock[idx]);
 	struct srcu__record *r;
 
-	for (r = load_acquire(&srcu__records); r; r = r->next)
+	memset(scan, 0, sizeof(*scan));
+	for (r = load_acquire(&srcu__records); r; r = r->next) {
+		if (r->index < SRCU__SCAN_BITS) {
+			if (!load_acquire(&r->tid))
+				continue;
+			scan->counted[r->index / SCAN_WORD_BITS] |= 1ul << (r->index % SCAN_WORD_BITS);
+		}
 		/* Acquire pairs with the release in srcu_read_unlock() (C): the
 		 * section happens before what the GP's caller does next. */
 		sum += load_acquire(&r->slots[id].unlock[idx]);
+	}
 	return sum;
 }
 
@@ -194,7 +219,10 @@ unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx)
  * the thread unlocked more than it locked.  Every scan that such an
  * unlock could fool therefore reports it instead.
  */
-unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx)
+/* Counts exactly the records that the same check's unlock sum counted.
+ * One taken since (or created since) holds readers that began after the
+ * taker's fence in my_record(), so after this check began. */
+unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx, const struct srcu__scan *scan)
 {
 	unsigned int id = load_relaxed(&sp->id);
 	unsigned long sum = load_acquire(&sp->down_lock[idx]);
@@ -202,8 +230,12 @@ unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx)
 
 	for (r = load_acquire(&srcu__records); r; r = r->next) {
 		struct srcu__slot *s = &r->slots[id];
-		unsigned long u = load_acquire(&s->unlock[idx]);
-		unsigned long l = load_acquire(&s->lock[idx]);
+		unsigned long u, l;
+
+		if (!scan_counted(scan, r->index))
+			continue;
+		u = load_acquire(&s->unlock[idx]);
+		l = load_acquire(&s->lock[idx]);
 
 		if (SRCU__UNLIKELY((long)(u - l) > 0)) {
 			char t[32];
@@ -306,7 +338,7 @@ static void record_end_all(struct srcu__record *r, bool report)
 
 static void record_release(struct srcu__record *r)
 {
-	r->tid = 0;
+	store_release(&r->tid, 0);   /* after its counts were balanced */
 	r->next_free = free_records;
 	free_records = r;
 }
@@ -338,7 +370,7 @@ void srcu__readers_after_fork_child(void)
 		record_release(r);
 	}
 	if (self)
-		self->tid = srcu__gettid();
+		store_relaxed(&self->tid, srcu__gettid());
 	if (load_relaxed(&srcu__fence_mode))
 		srcu__slots = NULL;   /* the child fell back to fences */
 }
