@@ -44,10 +44,14 @@ verify pass "2 readers, 1 updater x 2 calls"   -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify pass "1 reader x 2 rounds, 1 updater x 3 calls" -DNR=1 -DROUNDS=2 -DUPDATERS=1 -DCALLS=3
 verify pass "1 reader x 2 rounds, 2 updaters x 1 call" -DNR=1 -DROUNDS=2 -DUPDATERS=2 -DCALLS=1
 verify pass "1 reader, 2 updaters x 2 calls"   -DNR=1 -DUPDATERS=2 -DCALLS=2
+# Threads exit and records are reused; the scans skip free records.
+verify pass "2 readers, records reused, 1 updater x 2" -DREUSE -DNR=2 -DUPDATERS=1 -DCALLS=2
+verify pass "1 reader x 2 rounds, reused, 1 updater x 3" -DREUSE -DNR=1 -DROUNDS=2 -DUPDATERS=1 -DCALLS=3
 # Broken variants: each must be caught.
 verify fail "one scan (SCAN1 skipped)"          -DONESCAN -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify fail "one scan, shared grace periods"    -DONESCAN -DNR=1 -DUPDATERS=2 -DCALLS=2
 verify fail "lock counts summed first"          -DLOCKSFIRST -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify fail "snapshot of the GP in flight"      -DEARLYSNAP -DNR=1 -DUPDATERS=2 -DCALLS=2
+verify fail "lock sum re-reads ownership"       -DREUSE -DREREAD -DNR=2 -DUPDATERS=1 -DCALLS=2
 [ $status = 0 ] && echo "model: PASS" || echo "model: FAIL"
 exit $status

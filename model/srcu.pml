@@ -24,7 +24,12 @@
  * The safety property (assertion in updater()): every read-side section
  * that was open when synchronize() was called has ended when it returns.
  *
- * Variants (spin -D...), each of which must fail: ONESCAN skips SCAN1 (the
+ * REUSE lets a reader's thread exit between sections and a new thread
+ * take its record (the scans skip free records).
+ *
+ * Variants (spin -D...), each of which must fail: REREAD (with REUSE) has
+ * the lock sum look at ownership again instead of counting what the
+ * unlock sum counted; ONESCAN skips SCAN1 (the
  * stale-reader case); LOCKSFIRST sums the lock counts before the unlock
  * counts (a reader that runs a whole section between the two sums);
  * EARLYSNAP lets a caller be served by the grace period already in
@@ -55,6 +60,11 @@ byte unlock_cnt[NR * 2];
 byte gp_seq;                   /* GP count << 2 | state */
 byte gp_seq_needed;
 bit  gp_lock;
+
+/* Reader records: owned, or free (REUSE: a reader's thread exits between
+ * sections and a new one takes the record).  A check's unlock sum notes
+ * the owned records; its lock sum counts exactly those. */
+bit  owned[NR] = 1;
 
 /* Ghost state for the property: per reader, two section slots. */
 bit  inside[NR * 2];           /* [reader * 2 + slot] */
@@ -104,7 +114,13 @@ proctype reader(byte me)
 			leave(me, 0); read_unlock(me, a);
 			leave(me, 1); read_unlock(me, b)
 		fi;
-		round++
+		round++;
+#ifdef REUSE
+		if
+		:: true -> owned[me] = 0; owned[me] = 1   /* exit; a new thread takes it */
+		:: true -> skip
+		fi
+#endif
 	:: else -> break
 	od
 }
@@ -118,12 +134,32 @@ inline readers_done(x, done)
 	r = 0;
 	do :: r < NR -> unlocks = unlocks + unlock_cnt[r * 2 + x]; r++ :: else -> break od;
 #else
-	do :: r < NR -> unlocks = unlocks + unlock_cnt[r * 2 + x]; r++ :: else -> break od;
+	do
+	:: r < NR ->
+		if
+		:: owned[r] -> counted[r] = 1; unlocks = unlocks + unlock_cnt[r * 2 + x]
+		:: else -> counted[r] = 0
+		fi;
+		r++
+	:: else -> break
+	od;
 	/* fence A */
 	r = 0;
-	do :: r < NR -> locks = locks + lock_cnt[r * 2 + x]; r++ :: else -> break od;
+	do
+	:: r < NR ->
+#ifdef REREAD
+		if :: owned[r] -> locks = locks + lock_cnt[r * 2 + x] :: else -> skip fi;
+#else
+		if :: counted[r] -> locks = locks + lock_cnt[r * 2 + x] :: else -> skip fi;
 #endif
-	atomic { done = (locks == unlocks); locks = 0; unlocks = 0; r = 0 }
+		r++
+	:: else -> break
+	od;
+#endif
+	atomic {
+		done = (locks == unlocks); locks = 0; unlocks = 0; r = 0;
+		counted[0] = 0; counted[NR - 1] = 0   /* NR <= 2 here */
+	}
 }
 
 inline wait_readers(x)
@@ -168,6 +204,7 @@ proctype updater(byte calls)
 	byte s, k;
 	byte seq, i, r, locks, unlocks, extra;   /* run_gp() and the scans */
 	bit  done;
+	bit  counted[NR];                        /* the check's srcu__scan */
 
 	do
 	:: calls > 0 ->
