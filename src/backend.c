@@ -90,12 +90,6 @@ const char *srcu_backend(void)
 	return load_relaxed(&srcu__fence_mode) ? "fence" : "membarrier";
 }
 
-void srcu__futex_wait(unsigned int *addr, unsigned int val)
-{
-	/* EINTR, EAGAIN and spurious returns are all fine: callers re-check. */
-	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
-}
-
 int srcu__futex_wait_until(unsigned int *addr, unsigned int val, long deadline_ns)
 {
 	struct timespec ts = { deadline_ns / 1000000000L, deadline_ns % 1000000000L };

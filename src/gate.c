@@ -116,12 +116,7 @@ int srcu__gate_enter_slow(struct srcu_gate *g, long timeout_ns, int may_sleep)
 
 int srcu_gate_enter_timeout(struct srcu_gate *g, long timeout_ns)
 {
-	int tag = srcu_read_lock(&g->srcu);
-
-	if (!(__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) & GATE_SHUT))   /* G */
-		return tag;
-	srcu_read_unlock(&g->srcu, tag);
-	return srcu__gate_enter_slow(g, timeout_ns, 1);
+	return srcu__gate_enter_slow(g, timeout_ns, 1);   /* enters an open gate too */
 }
 
 int srcu_gate_tryenter(struct srcu_gate *g)

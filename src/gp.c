@@ -49,14 +49,11 @@
  * the deadline has passed (then the caller's loop sleeps on). */
 static void wait_on(unsigned int *addr, unsigned int val, struct srcu__deadline *dl)
 {
+	bool timed = dl && dl->late;
 	void (*late)(void *);
 
-	if (!dl || !dl->late) {
-		srcu__futex_wait(addr, val);
-		return;
-	}
-	srcu__futex_wait_until(addr, val, dl->at_ns);
-	if (now_ns() >= dl->at_ns) {
+	srcu__futex_wait_until(addr, val, timed ? dl->at_ns : -1);
+	if (timed && now_ns() >= dl->at_ns) {
 		late = dl->late;
 		dl->late = NULL;
 		late(dl->arg);

@@ -76,11 +76,10 @@ SRCU__HIDDEN void srcu__heavy_mb(void);
 SRCU__HIDDEN void srcu__backend_after_fork_child(void);
 
 /* ---- futex helpers (backend.c) ---- */
-SRCU__HIDDEN void srcu__futex_wait(unsigned int *addr, unsigned int val);
 SRCU__HIDDEN void srcu__futex_wake(unsigned int *addr, int n);
 /* Sleep while *addr == val, until woken or CLOCK_MONOTONIC deadline_ns
  * (< 0: none).  0 (woken, value changed, or spurious), -ETIMEDOUT, or
- * -EINTR (a signal handler ran). */
+ * -EINTR (a signal handler ran).  Callers re-check their condition. */
 SRCU__HIDDEN int srcu__futex_wait_until(unsigned int *addr, unsigned int val, long deadline_ns);
 SRCU__HIDDEN long srcu__now_ns(void);
 

@@ -185,6 +185,11 @@ static void report_extra_unlock(struct srcu_struct *sp, const char *thread, int 
 
 #define SCAN_WORD_BITS (8 * sizeof(unsigned long))
 
+static void scan_note(struct srcu__scan *scan, unsigned int i)
+{
+	scan->counted[i / SCAN_WORD_BITS] |= 1ul << (i % SCAN_WORD_BITS);
+}
+
 static bool scan_counted(const struct srcu__scan *scan, unsigned int i)
 {
 	return i >= SRCU__SCAN_BITS || (scan->counted[i / SCAN_WORD_BITS] >> (i % SCAN_WORD_BITS)) & 1;
@@ -204,7 +209,7 @@ unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__sc
 		if (r->index < SRCU__SCAN_BITS) {
 			if (!load_acquire(&r->tid))
 				continue;
-			scan->counted[r->index / SCAN_WORD_BITS] |= 1ul << (r->index % SCAN_WORD_BITS);
+			scan_note(scan, r->index);
 		}
 		/* Acquire pairs with the release in srcu_read_unlock() (C): the
 		 * section happens before what the GP's caller does next. */
@@ -214,14 +219,15 @@ unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__sc
 }
 
 /*
- * Also checks each thread's balance: read after its unlock count (with
- * acquire, pairing with C), a thread's lock count is never smaller unless
- * the thread unlocked more than it locked.  Every scan that such an
- * unlock could fool therefore reports it instead.
- */
-/* Counts exactly the records that the same check's unlock sum counted.
+ * Counts exactly the records that the same check's unlock sum counted.
  * One taken since (or created since) holds readers that began after the
- * taker's fence in my_record(), so after this check began. */
+ * taker's fence in my_record(), so after this check began.
+ *
+ * Also checks each counted thread's balance: read after its unlock count
+ * (with acquire, pairing with C), a thread's lock count is never smaller
+ * unless the thread unlocked more than it locked.  Every scan that such
+ * an unlock could fool therefore reports it instead.
+ */
 unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx, const struct srcu__scan *scan)
 {
 	unsigned int id = load_relaxed(&sp->id);

@@ -572,29 +572,30 @@ static int report(void)
 
 /* ---- the monitor ---- */
 
+/* A thread whose last progress was at *last_ns, longer than --stall ago,
+ * fails the run; the hung threads cannot be joined, so it ends here. */
+static void fail_if_stalled(const long *last_ns, const char *who, const char *what)
+{
+	double secs = (double)(now_ns() - __atomic_load_n(last_ns, __ATOMIC_RELAXED)) / 1e9;
+
+	if (secs <= cfg.stall_s)
+		return;
+	torture_fail("%s made no progress for %.0f s: %s hangs", who, secs, what);
+	report();
+	fflush(NULL);
+	_exit(1);
+}
+
 static void check_progress(void)
 {
-	long now = now_ns();
-	long chaos_last = __atomic_load_n(&chaos.last_progress_ns, __ATOMIC_RELAXED);
+	char who[32];
 
-	if (cfg.chaos && chaos_last && (double)(now - chaos_last) / 1e9 > cfg.stall_s) {
-		torture_fail("the chaos thread made no progress for %.0f s: a grace period, "
-			     "fork or cleanup hangs", (double)(now - chaos_last) / 1e9);
-		report();
-		fflush(NULL);
-		_exit(1);
-	}
-
+	if (cfg.chaos && __atomic_load_n(&chaos.last_progress_ns, __ATOMIC_RELAXED))
+		fail_if_stalled(&chaos.last_progress_ns, "the chaos thread",
+				"a grace period, fork or cleanup");
 	for (int i = 0; i < cfg.writers; i++) {
-		long last = __atomic_load_n(&writers[i].last_progress_ns, __ATOMIC_RELAXED);
-
-		if ((double)(now - last) / 1e9 > cfg.stall_s) {
-			torture_fail("writer %d made no progress for %.0f s: a grace period hangs",
-				     i, (double)(now - last) / 1e9);
-			report();
-			fflush(NULL);
-			_exit(1);   /* the hung threads cannot be joined */
-		}
+		snprintf(who, sizeof(who), "writer %d", i);
+		fail_if_stalled(&writers[i].last_progress_ns, who, "a grace period");
 	}
 }
 
