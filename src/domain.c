@@ -56,6 +56,16 @@ static void id_free(unsigned int id)
 		id_first_free_word = id / WORD_BITS;
 }
 
+/* Point sp's read-side words at id's slot, index 0.  Nothing is published
+ * through them (a reader's slow path re-reads them under the registry
+ * lock); release only orders the table entry before.  The slot word goes
+ * first: an unlock that sees it stale takes the slow path. */
+static void domain_set_id(struct srcu_struct *sp, unsigned int id)
+{
+	store_release(&sp->slot_word, (uint16_t)(id * SRCU__SLOT_WORDS));
+	store_release(&sp->lock_word, (uint16_t)(id * SRCU__SLOT_WORDS));
+}
+
 /* Bind sp to a fresh id. Caller holds srcu__registry_lock. */
 static int domain_bind(struct srcu_struct *sp)
 {
@@ -64,9 +74,7 @@ static int domain_bind(struct srcu_struct *sp)
 	if (id < 0)
 		return -ENOMEM;
 	srcu__domains[id] = sp;
-	/* Pairs with the relaxed load in srcu__my_slot(): nothing is
-	 * published through the id; release only orders the table entry. */
-	store_release(&sp->id, (uint16_t)id);
+	domain_set_id(sp, (unsigned int)id);
 	return 0;
 }
 
@@ -81,7 +89,7 @@ int init_srcu_struct(struct srcu_struct *sp)
 	err = domain_bind(sp);
 	pthread_mutex_unlock(&srcu__registry_lock);
 	if (err)
-		sp->id = SRCU__ID_DEAD;
+		domain_set_id(sp, SRCU__ID_DEAD);
 	return err;
 }
 
@@ -109,7 +117,7 @@ static SRCU__NORETURN void report_bad_id(struct srcu_struct *sp, bool dead,
 
 unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
 {
-	unsigned int id = load_acquire(&sp->id);
+	unsigned int id = load_acquire(&sp->slot_word) / SRCU__SLOT_WORDS;
 
 	if (id >= SRCU__ID_FIRST) {
 		if (load_relaxed(&srcu__domains[id]) != sp)
@@ -119,13 +127,13 @@ unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
 	if (id != SRCU__ID_UNSET)
 		report_bad_id(sp, id == SRCU__ID_DEAD, who);
 	pthread_mutex_lock(&srcu__registry_lock);
-	if (sp->id == SRCU__ID_UNSET && domain_bind(sp) != 0) {
+	if (srcu__id_of(sp) == SRCU__ID_UNSET && domain_bind(sp) != 0) {
 		pthread_mutex_unlock(&srcu__registry_lock);
 		srcu__fatal("%s(): no domain id left for static domain '%s' "
 			    "(%u domains are live)", who, sp->name ? sp->name : "?",
 			    SRCU__MAX_IDS - SRCU__ID_FIRST);
 	}
-	id = sp->id;
+	id = srcu__id_of(sp);
 	pthread_mutex_unlock(&srcu__registry_lock);
 	return id;
 }
@@ -137,7 +145,7 @@ static void domain_unbind(struct srcu_struct *sp, unsigned int id)
 	pthread_mutex_lock(&srcu__registry_lock);
 	srcu__domains[id] = NULL;
 	id_free(id);
-	store_release(&sp->id, (uint16_t)SRCU__ID_DEAD);
+	domain_set_id(sp, SRCU__ID_DEAD);
 	pthread_mutex_unlock(&srcu__registry_lock);
 }
 
@@ -148,11 +156,11 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 
 	if (!sp)
 		return -EINVAL;
-	id = load_acquire(&sp->id);
+	id = load_acquire(&sp->slot_word) / SRCU__SLOT_WORDS;
 	if (id == SRCU__ID_DEAD)
 		return -EINVAL;
 	if (id == SRCU__ID_UNSET) {       /* static, never used */
-		store_release(&sp->id, (uint16_t)SRCU__ID_DEAD);
+		domain_set_id(sp, SRCU__ID_DEAD);
 		return 0;
 	}
 	if (load_relaxed(&srcu__domains[id]) != sp)
@@ -190,8 +198,8 @@ static void reset_gp_state(struct srcu_struct *sp, unsigned int id)
 {
 	sp->gp_lock = 0;
 	sp->gp_event_waiters = 0;
-	srcu__gp_waits[id].waiting[0] = 0;
-	srcu__gp_waits[id].waiting[1] = 0;
+	*srcu__gp_waiting(id, 0) = 0;
+	*srcu__gp_waiting(id, 1) = 0;
 	sp->gp_seq &= ~3ul;
 	sp->gp_seq_needed = sp->gp_seq;
 	sp->gp_exp_needed = sp->gp_seq;

@@ -7,7 +7,7 @@
  *   SCAN1  wait until the *inactive* index has no readers.  Its only
  *          readers are "stale" ones: they loaded the index before the
  *          previous flip and counted on it after.
- *   flip   sp->idx++: new readers count on the other index.
+ *   flip   sp->lock_word ^= 1: new readers count on the other index.
  *   SCAN2  wait until the old index has no readers.
  *
  * Each wait starts with srcu__readers_done(): sum the unlock counts, heavy
@@ -117,24 +117,25 @@ static bool spin_until_done(struct srcu_struct *sp, int idx, long pause_ns, long
 
 static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadline *dl)
 {
-	struct srcu__gp_wait *w = &srcu__gp_waits[load_relaxed(&sp->id)];
+	unsigned int id = srcu__id_of(sp);
+	unsigned int *waiting = srcu__gp_waiting(id, idx), *wake_seq = srcu__gp_wake_seq(id);
 
-	store_relaxed(&w->waiting[idx], 1);
+	store_relaxed(waiting, 1);
 	/* W: pairs with W in srcu_read_unlock(): each unlock after this
-	 * fence sees ->waiting and wakes us; each one before it is counted
+	 * fence sees the flag and wakes us; each one before it is counted
 	 * by the scans below. */
 	srcu__heavy_mb();
 	for (;;) {
 		/* Acquire pairs with the waking reader's seq-cst bump in
 		 * srcu__wake_gp(): if we see the bump we see its count. */
-		unsigned int seq = load_acquire(&w->wake_seq);
+		unsigned int seq = load_acquire(wake_seq);
 
 		if (readers_look_done(sp, idx) && srcu__readers_done(sp, idx))
 			break;
 		stat_inc(&sp->stat_sleeps);
-		wait_on(&w->wake_seq, seq, dl);
+		wait_on(wake_seq, seq, dl);
 	}
-	store_relaxed(&w->waiting[idx], 0);
+	store_relaxed(waiting, 0);
 }
 
 static void wait_readers(struct srcu_struct *sp, int idx, bool exp, struct srcu__deadline *dl)
@@ -161,7 +162,7 @@ static void gp_event_bump(struct srcu_struct *sp)
 static void flip(struct srcu_struct *sp)
 {
 	srcu__smp_mb();  /* E: the SCAN1 sums before the flip (redundant, cheap) */
-	store_relaxed(&sp->idx, load_relaxed(&sp->idx) + 1);
+	store_relaxed(&sp->lock_word, (uint16_t)(load_relaxed(&sp->lock_word) ^ 1));
 	srcu__smp_mb();  /* D: the flip before the SCAN2 sums and their fence A */
 }
 
@@ -177,7 +178,7 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 	/* Order the state store before the scans: a caller that sees the GP
 	 * idle (and so expects a full GP after its snapshot) is covered. */
 	srcu__smp_mb();
-	idx = (int)(load_relaxed(&sp->idx) & 1);
+	idx = srcu__cur_idx(sp);
 	if (!SRCU__BUSTED(ONESCAN))
 		wait_readers(sp, idx ^ 1, exp, dl);  /* SCAN1: stale readers */
 	flip(sp);

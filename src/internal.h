@@ -32,6 +32,29 @@
 #define store_relaxed(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
+/* A domain's id (its slot in reader tables) and current index, from the
+ * two read-side words readers use (srcu.h). */
+static inline unsigned int srcu__id_of(const struct srcu_struct *sp)
+{
+	return __atomic_load_n(&sp->slot_word, __ATOMIC_RELAXED) / SRCU__SLOT_WORDS;
+}
+
+static inline int srcu__cur_idx(const struct srcu_struct *sp)
+{
+	return (int)(__atomic_load_n(&sp->lock_word, __ATOMIC_RELAXED) & 1);
+}
+
+/* Domain id's grace-period waiting flag for index idx, and its futex word. */
+static inline unsigned int *srcu__gp_waiting(unsigned int id, int idx)
+{
+	return &srcu__gp_waits[id * SRCU__SLOT_WORDS + (unsigned int)(idx & 1)];
+}
+
+static inline unsigned int *srcu__gp_wake_seq(unsigned int id)
+{
+	return &srcu__gp_waits[id * SRCU__SLOT_WORDS + SRCU__WAIT_SEQ];
+}
+
 /* Wrap-safe "a is at or after b" for sequence numbers. */
 #define ULONG_CMP_GE(a, b) ((long)((a) - (b)) >= 0)
 #define ULONG_CMP_LT(a, b) ((long)((a) - (b)) < 0)

@@ -35,7 +35,7 @@
 
 __thread struct srcu__slot *srcu__slots __attribute__((tls_model("initial-exec")));
 static __thread struct srcu__record *self;
-struct srcu__gp_wait srcu__gp_waits[SRCU__MAX_IDS];
+unsigned int srcu__gp_waits[SRCU__MAX_IDS * SRCU__SLOT_WORDS];
 struct srcu__record *srcu__records;
 
 static struct srcu__record *free_records;   /* under srcu__registry_lock */
@@ -130,7 +130,7 @@ int srcu__read_lock_slow(struct srcu_struct *sp)
 
 	if (!load_relaxed(&srcu__fence_mode))
 		return srcu_read_lock(sp);   /* the fast path now succeeds */
-	idx = (int)(load_relaxed(&sp->idx) & 1);
+	idx = srcu__cur_idx(sp);
 	SRCU__TORTURE_READER_DELAY();
 	count_mb(&r->slots[id].lock[idx]);   /* B: pairs with A */
 	return idx;
@@ -158,15 +158,15 @@ void srcu__wake_gp(unsigned int id)
 	/* Seq-cst RMW: orders our unlock count before the bump, so that a
 	 * grace period that sees the bump also sees the count (it loads the
 	 * futex word with acquire before its scan). */
-	__atomic_fetch_add(&srcu__gp_waits[id].wake_seq, 1, __ATOMIC_SEQ_CST);
-	srcu__futex_wake(&srcu__gp_waits[id].wake_seq, 1);
+	__atomic_fetch_add(srcu__gp_wake_seq(id), 1, __ATOMIC_SEQ_CST);
+	srcu__futex_wake(srcu__gp_wake_seq(id), 1);
 }
 
 /* After an out-of-line unlock of index idx of domain id (sp may already
  * be freed): wake the grace period that sleeps waiting for that index. */
 static void wake_if_waited(unsigned int id, int idx)
 {
-	if (load_relaxed(&srcu__gp_waits[id].waiting[idx & 1]))
+	if (load_relaxed(srcu__gp_waiting(id, idx)))
 		srcu__wake_gp(id);
 }
 
@@ -200,7 +200,7 @@ static bool scan_counted(const struct srcu__scan *scan, unsigned int i)
  * with the release in record_release(): seen free, seen balanced. */
 unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__scan *scan)
 {
-	unsigned int id = load_relaxed(&sp->id);
+	unsigned int id = srcu__id_of(sp);
 	unsigned long sum = load_acquire(&sp->down_unlock[idx]);
 	struct srcu__record *r;
 
@@ -230,7 +230,7 @@ unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__sc
  */
 unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx, const struct srcu__scan *scan)
 {
-	unsigned int id = load_relaxed(&sp->id);
+	unsigned int id = srcu__id_of(sp);
 	unsigned long sum = load_acquire(&sp->down_lock[idx]);
 	struct srcu__record *r;
 
@@ -261,7 +261,7 @@ bool srcu__self_in_reader(struct srcu_struct *sp)
 
 	if (!self)
 		return false;
-	s = &self->slots[load_relaxed(&sp->id)];
+	s = &self->slots[srcu__id_of(sp)];
 	open = (long)(s->lock[0] + s->lock[1] - s->unlock[0] - s->unlock[1]);
 	if (open < 0) {
 		char t[64];
@@ -279,7 +279,7 @@ int srcu_down_read(struct srcu_struct *sp)
 	int idx;
 
 	(void)srcu__domain_id(sp, "srcu_down_read");
-	idx = (int)(load_relaxed(&sp->idx) & 1);
+	idx = srcu__cur_idx(sp);
 	SRCU__TORTURE_READER_DELAY();
 	__atomic_fetch_add(&sp->down_lock[idx], 1, __ATOMIC_SEQ_CST);
 	srcu__mb_after_rmw();  /* B: as in srcu_read_lock(), pairs with A */
