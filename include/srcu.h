@@ -91,11 +91,15 @@ struct srcu_struct {
 	unsigned long gp_seq_needed;  /* furthest snapshot requested (atomic max) */
 	unsigned long gp_exp_needed;  /* furthest snapshot requested expedited */
 	unsigned int gp_lock;         /* 0 free, 1 held: the GP runner */
-	unsigned int gp_event;        /* futex: bumped when a GP ends or runner leaves */
-	unsigned int gp_event_waiters;/* callers sleeping on gp_event (atomic) */
+	unsigned int pad2;
 	unsigned long stat_checks;    /* full reader checks performed */
 	unsigned long stat_sleeps;    /* futex sleeps while waiting for readers */
 	unsigned long stat_exp_gps;   /* grace periods run expedited */
+
+	/* What waiting callers watch, on its own line: the runner writes it
+	 * once per GP, not at every step. */
+	unsigned int gp_event;        /* futex: bumped when a GP ends or runner leaves */
+	unsigned int gp_event_waiters;/* callers sleeping on gp_event (atomic) */
 	char pad3[64 - 8];
 
 	/* srcu_down_read()/srcu_up_read() counters: shared, atomic RMW. */
@@ -107,7 +111,7 @@ struct srcu_struct {
 #define SRCU_INITIALIZER(domain) { .slot_word = 0, .name = #domain }
 #else   /* every member, in order: C++ warns about skipped ones */
 #define SRCU_INITIALIZER(domain) { 0, 0, 0, #domain, {0}, \
-	0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0, 0}, {0, 0} }
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0, 0}, {0, 0} }
 #endif
 #define DEFINE_SRCU(name)        struct srcu_struct name = SRCU_INITIALIZER(name)
 #define DEFINE_STATIC_SRCU(name) static struct srcu_struct name = SRCU_INITIALIZER(name)

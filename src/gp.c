@@ -39,6 +39,9 @@
 #define SPIN_NS        (20 * 1000L)       /* normal: briefly */
 #define EXP_SPIN_NS    (200 * 1000L)      /* expedited: pause-spin ... */
 #define EXP_YIELD_NS   (2 * 1000 * 1000L) /* ... then sched_yield() spin */
+/* How long a caller spins for a running GP to end before it sleeps. */
+#define SHARE_PAUSE_NS (2 * 1000L)        /* pause-spinning, then ... */
+#define SHARE_SPIN_NS  (10 * 1000L)       /* ... sched_yield() spinning */
 /* GPs the lock holder runs for others after its own is done, before it
  * hands over (bounds a caller's latency under a stream of callers). */
 #define MAX_EXTRA_GPS  2
@@ -77,10 +80,17 @@ bool srcu__readers_done(struct srcu_struct *sp, int idx)
 	 * reader whose unlock we counted has its lock counted below (the
 	 * locks are read after the fence), and a reader whose lock we miss
 	 * below started its section after this fence, so it sees every
-	 * update made before this grace period.
+	 * update made before this grace period.  Only threads that own a
+	 * reader record need the membarrier: one that takes a record after
+	 * the unlock sum saw it free fences in my_record() (pairing with
+	 * this fence), and the caller is ordered by its own program order.
 	 */
-	if (!SRCU__BUSTED(NOFENCE))
+	if (SRCU__BUSTED(NOFENCE))
+		;
+	else if (scan.others)
 		srcu__heavy_mb();
+	else
+		srcu__smp_mb();
 	stat_inc(&sp->stat_checks);
 	return srcu__sum_locks(sp, idx, &scan) == unlocks;
 }
@@ -217,7 +227,10 @@ bool srcu__gp_trylock(struct srcu_struct *sp)
 {
 	unsigned int expected = 0;
 
-	return __atomic_compare_exchange_n(&sp->gp_lock, &expected, 1, false,
+	/* Look before the CAS: a failing CAS would still take the line
+	 * away from the runner, once per waiting caller per GP. */
+	return load_relaxed(&sp->gp_lock) == 0 &&
+	       __atomic_compare_exchange_n(&sp->gp_lock, &expected, 1, false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
@@ -238,9 +251,31 @@ static void run_gps(struct srcu_struct *sp, unsigned long s, struct srcu__deadli
 		run_gp(sp, NULL);   /* others' GPs: our deadline is not theirs */
 }
 
+/* Spin briefly for the next GP end: a GP whose readers are idle takes
+ * well under a microsecond, much less than a futex sleep and wake-up. */
+static bool gp_event_soon(struct srcu_struct *sp, unsigned int ev)
+{
+	long start = now_ns(), waited;
+	int i;
+
+	do {
+		for (i = 0; i < 32; i++) {
+			if (load_acquire(&sp->gp_event) != ev)
+				return true;
+			srcu__cpu_relax();
+		}
+		waited = now_ns() - start;
+		if (waited > SHARE_PAUSE_NS)
+			sched_yield();   /* the runner may need this CPU */
+	} while (waited < SHARE_SPIN_NS);
+	return false;
+}
+
 static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev,
 			      struct srcu__deadline *dl)
 {
+	if (gp_event_soon(sp, ev))
+		return;
 	__atomic_fetch_add(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
 	wait_on(&sp->gp_event, ev, dl);
 	__atomic_fetch_sub(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);

@@ -124,6 +124,7 @@ struct srcu__record {
 #define SRCU__SCAN_BITS 4096
 struct srcu__scan {
 	unsigned long counted[SRCU__SCAN_BITS / (8 * sizeof(unsigned long))];
+	bool others;   /* a record owned by another thread than the caller */
 };
 
 /* Head of the registry of all reader records (acquire-load to traverse). */

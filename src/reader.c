@@ -197,7 +197,10 @@ static bool scan_counted(const struct srcu__scan *scan, unsigned int i)
 
 /* Counts the owned records (and notes them in scan): a free record's
  * counts are balanced and nobody changes them.  Acquire on ->tid pairs
- * with the release in record_release(): seen free, seen balanced. */
+ * with the release in record_release(): seen free, seen balanced.  Also
+ * notes whether a thread other than the caller owns a record: if none
+ * does, no other thread can be inside a section that this check must see
+ * (doc/design.md, "The lone updater"). */
 unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__scan *scan)
 {
 	unsigned int id = srcu__id_of(sp);
@@ -206,11 +209,15 @@ unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__sc
 
 	memset(scan, 0, sizeof(*scan));
 	for (r = load_acquire(&srcu__records); r; r = r->next) {
+		bool owned = load_acquire(&r->tid) != 0;
+
 		if (r->index < SRCU__SCAN_BITS) {
-			if (!load_acquire(&r->tid))
+			if (!owned)
 				continue;
 			scan_note(scan, r->index);
 		}
+		if (owned && r != self)
+			scan->others = true;
 		/* Acquire pairs with the release in srcu_read_unlock() (C): the
 		 * section happens before what the GP's caller does next. */
 		sum += load_acquire(&r->slots[id].unlock[idx]);

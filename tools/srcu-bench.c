@@ -48,6 +48,15 @@ static const struct peer *const all_peers[] = {
 	     p##_it < all_peers + NALL && ((p = *p##_it), 1); p##_it++)
 
 static int quick;
+static const char *only;   /* --only: figure numbers to run, e.g. "1,4" */
+
+/* Is figure n (1-7) selected?  All are, without --only. */
+static int wanted(int n)
+{
+	char c = (char)('0' + n);
+
+	return !only || strchr(only, c) != NULL;
+}
 static int ncpu;
 static const char *self_path;
 
@@ -857,6 +866,8 @@ int main(int argc, char **argv)
 			csv = argv[++i];
 		else if (!strcmp(argv[i], "--plot") && i + 1 < argc)
 			plot = argv[++i];
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
 		else if (!strcmp(argv[i], "--no-callgrind"))
 			callgrind = 0;
 		else if (!strcmp(argv[i], "--read-pair"))
@@ -864,8 +875,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--instr-child") && i + 1 < argc)
 			return instr_child(argv[i + 1]);
 		else {
-			fprintf(stderr, "usage: %s [--quick] [--json FILE] [--csv FILE] [--plot DIR]"
-				" [--no-callgrind]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--quick] [--only FIGURES] [--json FILE] [--csv FILE]"
+				" [--plot DIR] [--no-callgrind]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -881,15 +892,22 @@ int main(int argc, char **argv)
 	init_srcu_struct(&dom_a);
 	init_srcu_struct(&dom_b);
 	print_machine();
-	if (callgrind)
+	if (callgrind && wanted(1))
 		measure_instructions();
-	figure_read_cost();
-	figure_read_cost_under_updates();
-	figure_gp_latency();
-	figure_throughput();
-	figure_wakeup();
-	figure_isolation();
-	figure_scaling();
+	if (wanted(1))
+		figure_read_cost();
+	if (wanted(2))
+		figure_read_cost_under_updates();
+	if (wanted(3))
+		figure_gp_latency();
+	if (wanted(4))
+		figure_throughput();
+	if (wanted(5))
+		figure_wakeup();
+	if (wanted(6))
+		figure_isolation();
+	if (wanted(7))
+		figure_scaling();
 	if (json)
 		write_json(json);
 	if (csv)
