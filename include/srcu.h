@@ -100,7 +100,9 @@ struct srcu_struct {
 	 * once per GP, not at every step. */
 	unsigned int gp_event;        /* futex: bumped when a GP ends or runner leaves */
 	unsigned int gp_event_waiters;/* callers sleeping on gp_event (atomic) */
-	char pad3[64 - 8];
+	unsigned int gp_heavy;        /* the last check needed a membarrier */
+	unsigned int gp_sleeping;     /* set by sleepers, cleared by the waker */
+	char pad3[64 - 16];
 
 	/* srcu_down_read()/srcu_up_read() counters: shared, atomic RMW. */
 	unsigned long down_lock[2];
@@ -111,7 +113,7 @@ struct srcu_struct {
 #define SRCU_INITIALIZER(domain) { .slot_word = 0, .name = #domain }
 #else   /* every member, in order: C++ warns about skipped ones */
 #define SRCU_INITIALIZER(domain) { 0, 0, 0, #domain, {0}, \
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0, 0}, {0, 0} }
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0, 0}, {0, 0} }
 #endif
 #define DEFINE_SRCU(name)        struct srcu_struct name = SRCU_INITIALIZER(name)
 #define DEFINE_STATIC_SRCU(name) static struct srcu_struct name = SRCU_INITIALIZER(name)

@@ -198,6 +198,7 @@ static void reset_gp_state(struct srcu_struct *sp, unsigned int id)
 {
 	sp->gp_lock = 0;
 	sp->gp_event_waiters = 0;
+	sp->gp_sleeping = 0;
 	*srcu__gp_waiting(id, 0) = 0;
 	*srcu__gp_waiting(id, 1) = 0;
 	sp->gp_seq &= ~3ul;

@@ -41,7 +41,7 @@
 #define EXP_YIELD_NS   (2 * 1000 * 1000L) /* ... then sched_yield() spin */
 /* How long a caller spins for a running GP to end before it sleeps. */
 #define SHARE_PAUSE_NS (2 * 1000L)        /* pause-spinning, then ... */
-#define SHARE_SPIN_NS  (10 * 1000L)       /* ... sched_yield() spinning */
+#define SHARE_SPIN_NS  (10 * 1000L)      /* ... sched_yield() spinning */
 /* GPs the lock holder runs for others after its own is done, before it
  * hands over (bounds a caller's latency under a stream of callers). */
 #define MAX_EXTRA_GPS  2
@@ -91,6 +91,8 @@ bool srcu__readers_done(struct srcu_struct *sp, int idx)
 		srcu__heavy_mb();
 	else
 		srcu__smp_mb();
+	if (load_relaxed(&sp->gp_heavy) != scan.others)
+		store_relaxed(&sp->gp_heavy, scan.others);
 	stat_inc(&sp->stat_checks);
 	return srcu__sum_locks(sp, idx, &scan) == unlocks;
 }
@@ -161,11 +163,13 @@ static void wait_readers(struct srcu_struct *sp, int idx, bool exp, struct srcu_
 
 static void gp_event_bump(struct srcu_struct *sp)
 {
-	/* Seq-cst RMW, then the waiter count: pairs with the waiters'
-	 * increment-then-futex_wait in synchronize(), so that either they
-	 * see the new event or we see them. */
+	/* Seq-cst RMW, then the sleepers' flag: pairs with the sleepers'
+	 * flag-then-futex_wait in wait_for_gp_event(), so that either they
+	 * see the new event or we see the flag.  Clearing it makes the wake-up
+	 * syscall once per round of sleeps, not once per event. */
 	__atomic_fetch_add(&sp->gp_event, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&sp->gp_event_waiters, __ATOMIC_SEQ_CST))
+	if (__atomic_load_n(&sp->gp_sleeping, __ATOMIC_SEQ_CST) &&
+	    __atomic_exchange_n(&sp->gp_sleeping, 0, __ATOMIC_SEQ_CST))
 		srcu__futex_wake(&sp->gp_event, INT_MAX);
 }
 
@@ -251,8 +255,10 @@ static void run_gps(struct srcu_struct *sp, unsigned long s, struct srcu__deadli
 		run_gp(sp, NULL);   /* others' GPs: our deadline is not theirs */
 }
 
-/* Spin briefly for the next GP end: a GP whose readers are idle takes
- * well under a microsecond, much less than a futex sleep and wake-up. */
+/* Spin briefly for the next GP end: a GP of local fences takes well under
+ * a microsecond, much less than a futex sleep and wake-up.  Not while GPs
+ * use membarrier: it would have to interrupt this spinning CPU (10-12 us
+ * instead of 0.5), so waiters sleep and leave their CPUs idle. */
 static bool gp_event_soon(struct srcu_struct *sp, unsigned int ev)
 {
 	long start = now_ns(), waited;
@@ -274,9 +280,10 @@ static bool gp_event_soon(struct srcu_struct *sp, unsigned int ev)
 static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev,
 			      struct srcu__deadline *dl)
 {
-	if (gp_event_soon(sp, ev))
+	if (!load_relaxed(&sp->gp_heavy) && gp_event_soon(sp, ev))
 		return;
 	__atomic_fetch_add(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&sp->gp_sleeping, 1, __ATOMIC_SEQ_CST);
 	wait_on(&sp->gp_event, ev, dl);
 	__atomic_fetch_sub(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
 }
