@@ -17,6 +17,7 @@
 #ifndef SRCU_H
 #define SRCU_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -101,19 +102,29 @@ struct srcu_struct {
 	unsigned int gp_event;        /* futex: bumped when a GP ends or runner leaves */
 	unsigned int gp_event_waiters;/* callers sleeping on gp_event (atomic) */
 	unsigned int gp_heavy;        /* the last check needed a membarrier */
-	unsigned int gp_sleeping;     /* set by sleepers, cleared by the waker */
-	char pad3[64 - 16];
+	char pad3[64 - 12];
 
 	/* srcu_down_read()/srcu_up_read() counters: shared, atomic RMW. */
 	unsigned long down_lock[2];
 	unsigned long down_unlock[2];
+
+	/* call_srcu(), diagnostics, statistics (src/async.c, src/stall.c).
+	 * Zero means "the default" or "none yet". */
+	struct srcu__async *async;    /* call_srcu() worker and queues, lazily */
+	unsigned long backlog_limit;  /* 0: SRCU_BACKLOG_DEFAULT */
+	unsigned long pad4;
+	unsigned long gp_start_ns;    /* when the running GP began (runner) */
+	unsigned long stat_gp_ns_sum; /* over the GPs run (runner) */
+	unsigned long stat_gp_ns_max;
+	unsigned long stat_gps_timed;
 };
 
 #ifndef __cplusplus
 #define SRCU_INITIALIZER(domain) { .slot_word = 0, .name = #domain }
 #else   /* every member, in order: C++ warns about skipped ones */
 #define SRCU_INITIALIZER(domain) { 0, 0, 0, #domain, {0}, \
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0, 0}, {0, 0} }
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0, 0}, {0, 0}, \
+	0, 0, 0, 0, 0, 0, 0 }
 #endif
 #define DEFINE_SRCU(name)        struct srcu_struct name = SRCU_INITIALIZER(name)
 #define DEFINE_STATIC_SRCU(name) static struct srcu_struct name = SRCU_INITIALIZER(name)
@@ -130,6 +141,55 @@ SRCU__API unsigned long srcu_batches_completed(struct srcu_struct *sp);
 SRCU__API int  srcu_down_read(struct srcu_struct *sp);
 SRCU__API void srcu_up_read(struct srcu_struct *sp, int idx);
 SRCU__API const char *srcu_backend(void);
+
+/* ---- Names (used in every message) ---- */
+SRCU__API int  init_srcu_struct_named(struct srcu_struct *sp, const char *name);
+
+/* ---- Asynchronous grace periods (src/async.c) ---- */
+
+/* Embed in the object to free; func(head) runs on the domain's worker
+ * thread after a grace period that began after call_srcu(). */
+struct srcu_head {
+	struct srcu_head *next;
+	void (*func)(struct srcu_head *head);
+};
+#define SRCU_BACKLOG_DEFAULT 10000ul
+/* Queue func(head) for after a grace period.  Blocks while more than the
+ * domain's backlog limit of callbacks wait (backpressure), except when the
+ * caller is inside a read-side section of sp or is the domain's worker
+ * (both would wait for themselves): those calls never block. */
+SRCU__API void call_srcu(struct srcu_struct *sp, struct srcu_head *head,
+			 void (*func)(struct srcu_head *head));
+/* Wait until every callback queued on sp before the call has run. */
+SRCU__API void srcu_barrier(struct srcu_struct *sp);
+/* Backlog limit (0 restores SRCU_BACKLOG_DEFAULT): 0 or -EINVAL. */
+SRCU__API int  srcu_set_backlog_limit(struct srcu_struct *sp, unsigned long limit);
+
+/* ---- Polled grace periods (the kernel's API) ---- */
+
+/* A cookie that poll_state_synchronize_srcu() reports done once a full
+ * grace period that began after this call has ended.  No GP is started. */
+SRCU__API unsigned long get_state_synchronize_srcu(struct srcu_struct *sp);
+/* The same cookie, and makes sure such a grace period runs (the domain's
+ * worker runs it if no updater does). */
+SRCU__API unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp);
+/* Has the grace period that cookie names ended?  Never blocks. */
+SRCU__API bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie);
+
+struct srcu_stats {
+	unsigned long gps;            /* grace periods completed */
+	unsigned long gps_expedited;  /* of which expedited */
+	double gp_mean_us;            /* mean grace-period latency */
+	double gp_max_us;             /* longest grace period */
+	unsigned long callbacks_queued;
+	unsigned long callbacks_invoked;
+	unsigned long backlog;        /* queued, not yet invoked */
+	unsigned long backlog_blocked;/* call_srcu() calls that waited for room */
+	unsigned long backlog_overruns;/* calls let past the limit (see call_srcu) */
+	unsigned int reader_threads;  /* live threads that have read this domain */
+};
+/* A snapshot of sp's counters: 0, or -EINVAL. */
+SRCU__API int  srcu_get_stats(struct srcu_struct *sp, struct srcu_stats *st);
 
 /* Slow paths of the inline functions below. */
 SRCU__API int  srcu__read_lock_slow(struct srcu_struct *sp);

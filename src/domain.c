@@ -93,6 +93,15 @@ int init_srcu_struct(struct srcu_struct *sp)
 	return err;
 }
 
+int init_srcu_struct_named(struct srcu_struct *sp, const char *name)
+{
+	int err = init_srcu_struct(sp);
+
+	if (sp)
+		sp->name = name;   /* also on failure: the name is in its messages */
+	return err;
+}
+
 int srcu_set_name(struct srcu_struct *sp, const char *name)
 {
 	if (!sp)
@@ -165,6 +174,9 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 	}
 	if (load_relaxed(&srcu__domains[id]) != sp)
 		return -EINVAL;
+	err = srcu__async_cleanup(sp);   /* callbacks pending: -EBUSY */
+	if (err)
+		return err;
 	if (!srcu__gp_trylock(sp))
 		return -EBUSY;            /* a grace period is running */
 	if (load_acquire(&sp->gp_event_waiters) ||
@@ -178,13 +190,25 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 
 /* ---- fork ---- */
 
+/* Every live domain, in id order (caller holds the registry lock). */
+#define FOR_LIVE_DOMAINS(id) \
+	for (id = SRCU__ID_FIRST; id < srcu__id_high; id++) if (srcu__domains[id])
+
 static void fork_prepare(void)
 {
+	unsigned int id;
+
 	pthread_mutex_lock(&srcu__registry_lock);
+	FOR_LIVE_DOMAINS(id)
+		srcu__async_fork_prepare(srcu__domains[id]);
 }
 
 static void fork_parent(void)
 {
+	unsigned int id;
+
+	FOR_LIVE_DOMAINS(id)
+		srcu__async_fork_parent(srcu__domains[id]);
 	pthread_mutex_unlock(&srcu__registry_lock);
 }
 
@@ -198,7 +222,6 @@ static void reset_gp_state(struct srcu_struct *sp, unsigned int id)
 {
 	sp->gp_lock = 0;
 	sp->gp_event_waiters = 0;
-	sp->gp_sleeping = 0;
 	*srcu__gp_waiting(id, 0) = 0;
 	*srcu__gp_waiting(id, 1) = 0;
 	sp->gp_seq &= ~3ul;
@@ -211,9 +234,10 @@ static void fork_child(void)
 	unsigned int id;
 
 	srcu__backend_after_fork_child();
-	for (id = SRCU__ID_FIRST; id < srcu__id_high; id++)
-		if (srcu__domains[id])
-			reset_gp_state(srcu__domains[id], id);
+	FOR_LIVE_DOMAINS(id) {
+		reset_gp_state(srcu__domains[id], id);
+		srcu__async_fork_child(srcu__domains[id]);
+	}
 	srcu__readers_after_fork_child();
 	pthread_mutex_unlock(&srcu__registry_lock);
 }

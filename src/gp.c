@@ -28,8 +28,10 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <string.h>
 
 #define SEQ_STATE_MASK 3ul
 #define SEQ_SCAN1      1ul
@@ -66,6 +68,14 @@ static void wait_on(unsigned int *addr, unsigned int val, struct srcu__deadline 
 static void stat_inc(unsigned long *c)
 {
 	store_relaxed(c, load_relaxed(c) + 1);   /* single writer: gp_lock */
+}
+
+static void stat_gp_time(struct srcu_struct *sp, unsigned long ns)
+{
+	store_relaxed(&sp->stat_gp_ns_sum, load_relaxed(&sp->stat_gp_ns_sum) + ns);
+	if (ns > load_relaxed(&sp->stat_gp_ns_max))
+		store_relaxed(&sp->stat_gp_ns_max, ns);
+	stat_inc(&sp->stat_gps_timed);
 }
 
 /* ---- reader checks ---- */
@@ -163,13 +173,13 @@ static void wait_readers(struct srcu_struct *sp, int idx, bool exp, struct srcu_
 
 static void gp_event_bump(struct srcu_struct *sp)
 {
-	/* Seq-cst RMW, then the sleepers' flag: pairs with the sleepers'
-	 * flag-then-futex_wait in wait_for_gp_event(), so that either they
-	 * see the new event or we see the flag.  Clearing it makes the wake-up
-	 * syscall once per round of sleeps, not once per event. */
+	/* Seq-cst RMW, then the waiter count: pairs with the waiters'
+	 * increment-then-futex_wait in wait_for_gp_event(), so that either
+	 * they see the new event or we see them.  (A flag that the waker
+	 * clears would save wake-ups but lose some: a waiter about to sleep
+	 * on the new value would miss the wake-up that cleared its flag.) */
 	__atomic_fetch_add(&sp->gp_event, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&sp->gp_sleeping, __ATOMIC_SEQ_CST) &&
-	    __atomic_exchange_n(&sp->gp_sleeping, 0, __ATOMIC_SEQ_CST))
+	if (__atomic_load_n(&sp->gp_event_waiters, __ATOMIC_SEQ_CST))
 		srcu__futex_wake(&sp->gp_event, INT_MAX);
 }
 
@@ -186,8 +196,11 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 	bool exp = ULONG_CMP_GE(load_relaxed(&sp->gp_exp_needed), seq + 4);
 	int idx;
 
+	long start = now_ns();
+
 	if (exp)
 		stat_inc(&sp->stat_exp_gps);
+	store_relaxed(&sp->gp_start_ns, (unsigned long)start);
 	store_relaxed(&sp->gp_seq, seq + SEQ_SCAN1);
 	/* Order the state store before the scans: a caller that sees the GP
 	 * idle (and so expects a full GP after its snapshot) is covered. */
@@ -202,6 +215,7 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 	 * the GP ended is ordered after the scans' fences. */
 	store_release(&sp->gp_seq, seq + 4);
 	gp_event_bump(sp);
+	stat_gp_time(sp, (unsigned long)(now_ns() - start));
 }
 
 /* ---- sharing ---- */
@@ -283,7 +297,6 @@ static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev,
 	if (!load_relaxed(&sp->gp_heavy) && gp_event_soon(sp, ev))
 		return;
 	__atomic_fetch_add(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&sp->gp_sleeping, 1, __ATOMIC_SEQ_CST);
 	wait_on(&sp->gp_event, ev, dl);
 	__atomic_fetch_sub(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
 }
@@ -298,6 +311,8 @@ static void check_not_reader(struct srcu_struct *sp, const char *who)
 			    who, srcu__thread_desc(t, sizeof(t)), srcu__name(sp, n, sizeof(n)));
 }
 
+static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__deadline *dl);
+
 static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 			struct srcu__deadline *dl)
 {
@@ -309,14 +324,35 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 	check_not_reader(sp, who);
 	if (SRCU__BUSTED(NOSYNC))
 		return;
+	s = srcu__gp_snap(sp);
+	seq_request(&sp->gp_seq_needed, s);
+	if (exp)
+		seq_request(&sp->gp_exp_needed, s);
+	wait_for_seq(sp, s, dl);
+}
+
+unsigned long srcu__gp_snap(struct srcu_struct *sp)
+{
 	/* Pairs with the fence after the GP's state store in run_gp() and
 	 * with A: the caller's updates are ordered before the snapshot, so
 	 * the GP that satisfies it starts after them. */
 	srcu__smp_mb();
-	s = seq_snap(sp);
+	return seq_snap(sp);
+}
+
+void srcu__gp_request(struct srcu_struct *sp, unsigned long s)
+{
 	seq_request(&sp->gp_seq_needed, s);
-	if (exp)
-		seq_request(&sp->gp_exp_needed, s);
+}
+
+bool srcu__gp_needed(struct srcu_struct *sp)
+{
+	return ULONG_CMP_LT(load_acquire(&sp->gp_seq), load_acquire(&sp->gp_seq_needed));
+}
+
+/* Return once gp_seq has reached s, running GPs when nobody else does. */
+static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__deadline *dl)
+{
 	for (;;) {
 		unsigned int ev = load_acquire(&sp->gp_event);
 
@@ -332,6 +368,44 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 	/* What the caller does next is ordered after the GP, even when
 	 * another thread ran it. */
 	srcu__smp_mb();
+}
+
+void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s)
+{
+	wait_for_seq(sp, s, NULL);
+}
+
+/* ---- polled grace periods ---- */
+
+unsigned long get_state_synchronize_srcu(struct srcu_struct *sp)
+{
+	if (!sp)
+		srcu__fatal("get_state_synchronize_srcu() called with a NULL domain");
+	(void)srcu__domain_id(sp, "get_state_synchronize_srcu");
+	return srcu__gp_snap(sp);
+}
+
+unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp)
+{
+	unsigned long s;
+
+	if (!sp)
+		srcu__fatal("start_poll_synchronize_srcu() called with a NULL domain");
+	(void)srcu__domain_id(sp, "start_poll_synchronize_srcu");
+	s = srcu__gp_snap(sp);
+	seq_request(&sp->gp_seq_needed, s);
+	srcu__async_kick(sp);   /* its worker runs the GP if no updater does */
+	return s;
+}
+
+bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie)
+{
+	if (!sp || !seq_done(sp, cookie))
+		return false;
+	/* As at the end of synchronize(): what the caller does next (free
+	 * the object) is ordered after the grace period. */
+	srcu__smp_mb();
+	return true;
 }
 
 void synchronize_srcu(struct srcu_struct *sp)
@@ -354,4 +428,22 @@ unsigned long srcu_batches_completed(struct srcu_struct *sp)
 	if (!sp)
 		return 0;
 	return load_acquire(&sp->gp_seq) >> 2;
+}
+
+int srcu_get_stats(struct srcu_struct *sp, struct srcu_stats *st)
+{
+	unsigned long timed;
+
+	if (!sp || !st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->gps = srcu_batches_completed(sp);
+	st->gps_expedited = load_relaxed(&sp->stat_exp_gps);
+	timed = load_relaxed(&sp->stat_gps_timed);
+	if (timed)
+		st->gp_mean_us = (double)load_relaxed(&sp->stat_gp_ns_sum) / (double)timed / 1e3;
+	st->gp_max_us = (double)load_relaxed(&sp->stat_gp_ns_max) / 1e3;
+	srcu__async_stats(sp, st);
+	st->reader_threads = srcu__reader_threads(sp);
+	return 0;
 }

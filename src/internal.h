@@ -170,7 +170,30 @@ SRCU__HIDDEN bool srcu__readers_done(struct srcu_struct *sp, int idx);
 /* gp_lock: held by whoever runs grace periods (or cleans up).  Unlock
  * bumps gp_event, so that waiting callers re-check and may take over. */
 SRCU__HIDDEN bool srcu__gp_trylock(struct srcu_struct *sp);
+/* gp_seq sharing, for the polled API and the call_srcu() worker: the
+ * snapshot a caller takes now (after a full fence), a request that a GP
+ * reach it, whether any request is unsatisfied, and the wait for one. */
+SRCU__HIDDEN unsigned long srcu__gp_snap(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__gp_request(struct srcu_struct *sp, unsigned long s);
+SRCU__HIDDEN bool srcu__gp_needed(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s);
 SRCU__HIDDEN void srcu__gp_unlock(struct srcu_struct *sp);
+
+/* ---- async.c ---- */
+
+/* Start the domain's worker if needed and tell it to look for work. */
+SRCU__HIDDEN void srcu__async_kick(struct srcu_struct *sp);
+/* For cleanup_srcu_struct(): -EBUSY while callbacks are pending or the
+ * worker waits for a GP, else stop and free the worker.  Called before
+ * cleanup takes gp_lock (the worker may need it to finish). */
+SRCU__HIDDEN int srcu__async_cleanup(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__async_fork_prepare(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__async_fork_parent(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__async_fork_child(struct srcu_struct *sp);
+/* Callback counters for srcu_get_stats(). */
+SRCU__HIDDEN void srcu__async_stats(struct srcu_struct *sp, struct srcu_stats *st);
+/* Live threads whose counts show they have read sp (reader.c). */
+SRCU__HIDDEN unsigned int srcu__reader_threads(struct srcu_struct *sp);
 
 /* ---- report.c ---- */
 

@@ -261,6 +261,21 @@ unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx, const struct srcu
 	return sum;
 }
 
+unsigned int srcu__reader_threads(struct srcu_struct *sp)
+{
+	unsigned int id = srcu__id_of(sp), n = 0;
+	struct srcu__record *r;
+
+	for (r = load_acquire(&srcu__records); r; r = r->next) {
+		struct srcu__slot *s = &r->slots[id];
+
+		if (load_acquire(&r->tid) &&
+		    (load_relaxed(&s->lock[0]) | load_relaxed(&s->lock[1])))
+			n++;
+	}
+	return n;
+}
+
 bool srcu__self_in_reader(struct srcu_struct *sp)
 {
 	struct srcu__slot *s;

@@ -1,0 +1,428 @@
+/*
+ * async.c: call_srcu() and srcu_barrier(), with a bounded backlog, and the
+ * worker that also runs the grace periods start_poll_synchronize_srcu()
+ * asks for.
+ *
+ * Each domain that uses them gets a worker thread, started on first use,
+ * stopped by cleanup_srcu_struct(): one thread per domain keeps a slow
+ * reader of one domain from delaying another domain's callbacks.  The
+ * worker takes every queued callback at once, waits for one grace period
+ * that begins after it took them (a normal synchronize, so it shares GPs
+ * with the domain's other updaters), and runs them in the order queued.
+ *
+ * Backpressure: while the backlog (queued and not yet run) is at the
+ * domain's limit, call_srcu() waits for room.  Two callers may not wait,
+ * since the room they wait for needs a GP that waits for them: a thread
+ * inside a read-side section of the domain, and a worker thread (inside a
+ * callback).  Their calls go past the limit and are counted as overruns.
+ *
+ * Locking: a->lock protects everything in struct srcu__async; callbacks
+ * run without it.  sp->async is installed under the registry lock, so
+ * that fork() (which holds the registry lock) sees every async's lock.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+struct srcu__async {
+	pthread_mutex_t lock;
+	pthread_cond_t work;            /* the worker: something to do */
+	pthread_cond_t room;            /* callers: backlog shrank, barrier done */
+	struct srcu_head *head, **tail; /* queued, not yet taken */
+	struct srcu_head *batch;        /* taken, waiting for its GP or running */
+	unsigned long backlog;          /* queued + taken, not yet run */
+	unsigned long queued, invoked, blocked, overruns;
+	pthread_t worker;
+	bool running, stop;
+	bool in_gp;                     /* the worker waits for a GP, unlocked */
+};
+
+/* The domain whose worker this thread is, if any. */
+static __thread struct srcu_struct *worker_of;
+
+static struct srcu__async *async_of(struct srcu_struct *sp)
+{
+	return load_acquire(&sp->async);
+}
+
+/* sp's async state, created on first use; NULL if out of memory. */
+static struct srcu__async *async_get(struct srcu_struct *sp)
+{
+	struct srcu__async *a = async_of(sp);
+
+	if (a)
+		return a;
+	pthread_mutex_lock(&srcu__registry_lock);
+	a = sp->async;
+	if (!a && (a = calloc(1, sizeof(*a))) != NULL) {
+		pthread_mutex_init(&a->lock, NULL);
+		pthread_cond_init(&a->work, NULL);
+		pthread_cond_init(&a->room, NULL);
+		a->tail = &a->head;
+		store_release(&sp->async, a);   /* pairs with async_of() */
+	}
+	pthread_mutex_unlock(&srcu__registry_lock);
+	return a;
+}
+
+static unsigned long backlog_limit(struct srcu_struct *sp)
+{
+	unsigned long l = load_relaxed(&sp->backlog_limit);
+
+	return l ? l : SRCU_BACKLOG_DEFAULT;
+}
+
+/* ---- the worker ---- */
+
+static bool is_barrier(struct srcu_head *h);
+static void barrier_complete(struct srcu_head *h);
+
+/* Run the batch's callbacks in order; its srcu_barrier() entries are
+ * set aside on *barriers, completed once the batch is accounted for. */
+static unsigned long run_batch(struct srcu_head *h, struct srcu_head **barriers)
+{
+	unsigned long n = 0;
+
+	while (h) {
+		struct srcu_head *next = h->next;   /* func may free h */
+
+		if (is_barrier(h)) {
+			h->next = *barriers;
+			*barriers = h;
+		} else {
+			n++;
+			h->func(h);
+		}
+		h = next;
+	}
+	return n;
+}
+
+/* One round: every queued callback after one GP.  Called and returns with
+ * a->lock held. */
+static void serve_callbacks(struct srcu_struct *sp, struct srcu__async *a)
+{
+	unsigned long n, taken = 0;
+	struct srcu_head *h, *barriers = NULL;
+
+	a->batch = a->head;
+	a->head = NULL;
+	a->tail = &a->head;
+	for (h = a->batch; h; h = h->next)
+		taken++;
+	a->in_gp = true;
+	pthread_mutex_unlock(&a->lock);
+	/* A GP that begins after the take: every callback taken was queued
+	 * before it, and the wait's final fence orders them after it. */
+	srcu__gp_wait_seq(sp, srcu__gp_snap(sp));
+	n = run_batch(a->batch, &barriers);
+	pthread_mutex_lock(&a->lock);
+	a->in_gp = false;
+	a->batch = NULL;
+	a->invoked += n;
+	a->backlog -= taken;
+	while (barriers) {
+		h = barriers;
+		barriers = h->next;
+		barrier_complete(h);
+	}
+	pthread_cond_broadcast(&a->room);
+}
+
+static void *worker_main(void *arg)
+{
+	struct srcu_struct *sp = arg;
+	struct srcu__async *a = async_of(sp);
+
+	worker_of = sp;
+	pthread_setname_np(pthread_self(), "srcu-callbacks");
+	pthread_mutex_lock(&a->lock);
+	for (;;) {
+		if (a->head) {
+			serve_callbacks(sp, a);
+		} else if (!a->stop && srcu__gp_needed(sp)) {
+			/* start_poll_synchronize_srcu() asked for a GP. */
+			a->in_gp = true;
+			pthread_mutex_unlock(&a->lock);
+			srcu__gp_wait_seq(sp, load_acquire(&sp->gp_seq_needed));
+			pthread_mutex_lock(&a->lock);
+			a->in_gp = false;
+		} else if (a->stop) {
+			break;
+		} else {
+			pthread_cond_wait(&a->work, &a->lock);
+		}
+	}
+	a->running = false;
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+/* Start the worker if it is not running.  Caller holds a->lock. */
+static bool worker_ensure(struct srcu_struct *sp, struct srcu__async *a)
+{
+	if (a->running)
+		return true;
+	a->stop = false;
+	if (pthread_create(&a->worker, NULL, worker_main, sp) != 0)
+		return false;
+	a->running = true;
+	return true;
+}
+
+void srcu__async_kick(struct srcu_struct *sp)
+{
+	struct srcu__async *a = async_get(sp);
+
+	if (!a) {
+		/* No memory for a worker: run the requested GP here. */
+		srcu__gp_wait_seq(sp, load_acquire(&sp->gp_seq_needed));
+		return;
+	}
+	pthread_mutex_lock(&a->lock);
+	if (!worker_ensure(sp, a)) {
+		pthread_mutex_unlock(&a->lock);
+		srcu__gp_wait_seq(sp, load_acquire(&sp->gp_seq_needed));
+		return;
+	}
+	pthread_cond_signal(&a->work);
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* ---- call_srcu ---- */
+
+static SRCU__NORETURN void report_self_wait(struct srcu_struct *sp, const char *who,
+					    const char *why)
+{
+	char n[SRCU__NAME_LEN], t[64];
+
+	srcu__fatal("%s() called by %s %s of domain %s: it would wait for itself forever",
+		    who, srcu__thread_desc(t, sizeof(t)), why, srcu__name(sp, n, sizeof(n)));
+}
+
+/* Caller may not wait for sp's callbacks: it would wait for itself. */
+static bool must_not_wait(struct srcu_struct *sp)
+{
+	return worker_of == sp || srcu__self_in_reader(sp);
+}
+
+/* Without memory or a thread for a worker: the callback runs here, after
+ * a GP, if the caller may wait for one. */
+static void call_inline(struct srcu_struct *sp, struct srcu_head *head)
+{
+	if (must_not_wait(sp))
+		report_self_wait(sp, "call_srcu", "(no worker thread could be started) inside a "
+				 "read-side section or callback");
+	synchronize_srcu(sp);
+	head->func(head);
+}
+
+void call_srcu(struct srcu_struct *sp, struct srcu_head *head,
+	       void (*func)(struct srcu_head *head))
+{
+	struct srcu__async *a;
+	bool may_wait;
+
+	if (!sp || !head || !func)
+		srcu__fatal("call_srcu() called with a NULL %s",
+			    !sp ? "domain" : !head ? "srcu_head" : "callback");
+	(void)srcu__domain_id(sp, "call_srcu");
+	head->func = func;
+	head->next = NULL;
+	a = async_get(sp);
+	if (!a) {
+		call_inline(sp, head);
+		return;
+	}
+	may_wait = !must_not_wait(sp);
+	pthread_mutex_lock(&a->lock);
+	if (a->backlog >= backlog_limit(sp)) {
+		if (may_wait) {
+			a->blocked++;
+			while (a->backlog >= backlog_limit(sp) && a->running)
+				pthread_cond_wait(&a->room, &a->lock);
+		} else {
+			a->overruns++;
+		}
+	}
+	*a->tail = head;
+	a->tail = &head->next;
+	a->backlog++;
+	a->queued++;
+	if (!worker_ensure(sp, a)) {
+		/* Take our callback back and run it here. */
+		struct srcu_head **p = &a->head;
+
+		while (*p != head)
+			p = &(*p)->next;
+		*p = NULL;
+		a->tail = p;
+		a->backlog--;
+		a->queued--;
+		pthread_mutex_unlock(&a->lock);
+		call_inline(sp, head);
+		return;
+	}
+	pthread_cond_signal(&a->work);
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* ---- srcu_barrier ---- */
+
+struct barrier {
+	struct srcu_head head;
+	bool done;                      /* under a->lock */
+};
+
+/* Never called: marks a barrier entry in the queue. */
+static void barrier_mark(struct srcu_head *h)
+{
+	(void)h;
+}
+
+static bool is_barrier(struct srcu_head *h)
+{
+	return h->func == barrier_mark;
+}
+
+/* Caller holds a->lock and broadcasts room. */
+static void barrier_complete(struct srcu_head *h)
+{
+	((struct barrier *)h)->done = true;
+}
+
+void srcu_barrier(struct srcu_struct *sp)
+{
+	struct barrier b = { { NULL, barrier_mark }, false };
+	struct srcu__async *a;
+
+	if (!sp)
+		srcu__fatal("srcu_barrier() called with a NULL domain");
+	(void)srcu__domain_id(sp, "srcu_barrier");
+	a = async_of(sp);
+	if (!a)
+		return;   /* call_srcu() was never called on sp */
+	if (must_not_wait(sp))
+		report_self_wait(sp, "srcu_barrier", "inside a read-side section or callback");
+	pthread_mutex_lock(&a->lock);
+	if (!a->head && !a->batch) {
+		pthread_mutex_unlock(&a->lock);
+		return;
+	}
+	/* Queued last, run last: every callback queued before has run. */
+	*a->tail = &b.head;
+	a->tail = &b.head.next;
+	a->backlog++;
+	if (!worker_ensure(sp, a))
+		srcu__fatal("srcu_barrier(): no worker thread could be started for domain %s",
+			    sp->name ? sp->name : "?");
+	pthread_cond_signal(&a->work);
+	while (!b.done)
+		pthread_cond_wait(&a->room, &a->lock);
+	pthread_mutex_unlock(&a->lock);
+}
+
+int srcu_set_backlog_limit(struct srcu_struct *sp, unsigned long limit)
+{
+	struct srcu__async *a;
+
+	if (!sp)
+		return -EINVAL;
+	store_relaxed(&sp->backlog_limit, limit);
+	a = async_of(sp);
+	if (a) {   /* a raised limit lets waiting callers in */
+		pthread_mutex_lock(&a->lock);
+		pthread_cond_broadcast(&a->room);
+		pthread_mutex_unlock(&a->lock);
+	}
+	return 0;
+}
+
+/* ---- lifetime ---- */
+
+int srcu__async_cleanup(struct srcu_struct *sp)
+{
+	struct srcu__async *a = async_of(sp);
+
+	if (!a)
+		return 0;
+	pthread_mutex_lock(&a->lock);
+	/* Callbacks pending, a GP the worker waits for (a reader is inside),
+	 * or a callback cleaning up its own domain. */
+	if (a->backlog || a->in_gp || worker_of == sp) {
+		pthread_mutex_unlock(&a->lock);
+		return -EBUSY;
+	}
+	if (a->running) {
+		a->stop = true;
+		pthread_cond_signal(&a->work);
+		pthread_mutex_unlock(&a->lock);
+		pthread_join(a->worker, NULL);
+	} else {
+		pthread_mutex_unlock(&a->lock);
+	}
+	store_release(&sp->async, NULL);
+	pthread_cond_destroy(&a->work);
+	pthread_cond_destroy(&a->room);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+	return 0;
+}
+
+void srcu__async_fork_prepare(struct srcu_struct *sp)
+{
+	if (sp->async)
+		pthread_mutex_lock(&sp->async->lock);
+}
+
+void srcu__async_fork_parent(struct srcu_struct *sp)
+{
+	if (sp->async)
+		pthread_mutex_unlock(&sp->async->lock);
+}
+
+/* The child has no worker: a batch the parent's worker had taken goes
+ * back to the front of the queue, and the next call_srcu() or
+ * srcu_barrier() in the child starts a worker for it. */
+void srcu__async_fork_child(struct srcu_struct *sp)
+{
+	struct srcu__async *a = sp->async;
+
+	if (!a)
+		return;
+	if (a->batch) {
+		struct srcu_head *last = a->batch;
+
+		while (last->next)
+			last = last->next;
+		last->next = a->head;
+		if (!a->head)
+			a->tail = &last->next;
+		a->head = a->batch;
+		a->batch = NULL;
+	}
+	a->running = false;
+	/* Waiters on these lived in other threads, gone with them. */
+	pthread_cond_init(&a->work, NULL);
+	pthread_cond_init(&a->room, NULL);
+	pthread_mutex_unlock(&a->lock);
+}
+
+void srcu__async_stats(struct srcu_struct *sp, struct srcu_stats *st)
+{
+	struct srcu__async *a = async_of(sp);
+
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->lock);
+	st->callbacks_queued = a->queued;
+	st->callbacks_invoked = a->invoked;
+	st->backlog = a->backlog;
+	st->backlog_blocked = a->blocked;
+	st->backlog_overruns = a->overruns;
+	pthread_mutex_unlock(&a->lock);
+}

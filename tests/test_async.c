@@ -1,0 +1,367 @@
+/*
+ * test_async: call_srcu() and srcu_barrier() with a bounded backlog, the
+ * polled grace-period API (also across the counter's wrap), names and
+ * srcu_get_stats().  Each test says the bug it would catch.
+ */
+#include "check.h"
+
+#include <sys/wait.h>
+
+struct obj {
+	struct srcu_head rh;
+	int magic;            /* LIVE until its callback ran */
+	int *freed_while_read;
+};
+
+#define LIVE 0x11FE
+#define DEAD 0xDEAD
+
+static struct srcu_struct dom;
+static int callbacks_run;
+
+static void obj_free(struct srcu_head *h)
+{
+	struct obj *o = (struct obj *)h;
+
+	o->magic = DEAD;
+	__atomic_fetch_add(&callbacks_run, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Bug caught: a callback run before the readers that could see the
+ * object have left (call_srcu() not waiting for a GP). */
+struct holder { struct obj *o; int inside, release, saw_dead; };
+
+static void *hold_reader(void *arg)
+{
+	struct holder *h = arg;
+	int idx = srcu_read_lock(&dom);
+
+	flag_set(&h->inside);
+	flag_wait(&h->release);
+	if (__atomic_load_n(&h->o->magic, __ATOMIC_SEQ_CST) != LIVE)
+		h->saw_dead = 1;
+	srcu_read_unlock(&dom, idx);
+	return NULL;
+}
+
+static void test_callback_waits_for_readers(void)
+{
+	struct obj o = { { 0 }, LIVE, 0 };
+	struct holder h = { &o, 0, 0, 0 };
+	pthread_t t = spawn(hold_reader, &h);
+
+	flag_wait(&h.inside);
+	call_srcu(&dom, &o.rh, obj_free);
+	sleep_ms(50);                      /* the worker has had every chance */
+	CHECK_EQ(o.magic, LIVE);
+	flag_set(&h.release);
+	join(t);
+	srcu_barrier(&dom);
+	CHECK_EQ(o.magic, DEAD);
+	CHECK_EQ(h.saw_dead, 0);
+}
+
+/* Bug caught: srcu_barrier() returning before earlier callbacks ran, or
+ * callbacks run out of order. */
+static int order_next, order_bad;
+
+struct ordered { struct srcu_head rh; int seq; };
+
+static void ordered_cb(struct srcu_head *h)
+{
+	struct ordered *o = (struct ordered *)h;
+
+	if (o->seq != order_next)
+		order_bad++;
+	order_next = o->seq + 1;
+}
+
+static void test_barrier_and_order(void)
+{
+	enum { N = 5000 };
+	struct ordered *v = calloc(N, sizeof(*v));
+
+	REQUIRE(v);
+	order_next = 0;
+	for (int i = 0; i < N; i++) {
+		v[i].seq = i;
+		call_srcu(&dom, &v[i].rh, ordered_cb);
+	}
+	srcu_barrier(&dom);
+	CHECK_EQ(order_next, N);
+	CHECK_EQ(order_bad, 0);
+	free(v);
+}
+
+/* Bug caught: an unbounded backlog.  With a reader asleep inside, the
+ * callbacks cannot run, so a caller must block once the limit is reached
+ * instead of queueing more. */
+struct flood { int done; };
+static struct obj *flood_objs;
+
+static void *flood_caller(void *arg)
+{
+	struct flood *f = arg;
+
+	for (int i = 0; i < 200; i++)
+		call_srcu(&dom, &flood_objs[i].rh, obj_free);
+	flag_set(&f->done);
+	return NULL;
+}
+
+static void test_backpressure(void)
+{
+	struct obj o = { { 0 }, LIVE, 0 };
+	struct holder h = { &o, 0, 0, 0 };
+	struct flood f = { 0 };
+	struct srcu_stats st;
+	pthread_t r, c;
+
+	flood_objs = calloc(200, sizeof(*flood_objs));
+	REQUIRE(flood_objs);
+	REQUIRE(srcu_set_backlog_limit(&dom, 50) == 0);
+	r = spawn(hold_reader, &h);
+	flag_wait(&h.inside);
+	c = spawn(flood_caller, &f);
+	sleep_ms(100);
+	CHECK(!flag_get(&f.done));                 /* blocked, not queueing */
+	REQUIRE(srcu_get_stats(&dom, &st) == 0);
+	CHECK(st.backlog <= 50);
+	CHECK(st.backlog_blocked >= 1);
+	/* A thread inside a read-side section must not block (it would wait
+	 * for itself): its call goes past the limit. */
+	{
+		struct obj extra = { { 0 }, LIVE, 0 };
+		int idx = srcu_read_lock(&dom);
+
+		call_srcu(&dom, &extra.rh, obj_free);
+		srcu_read_unlock(&dom, idx);
+		REQUIRE(srcu_get_stats(&dom, &st) == 0);
+		CHECK_EQ(st.backlog_overruns, 1ul);
+		flag_set(&h.release);
+		join(r);
+		join(c);
+		srcu_barrier(&dom);
+		CHECK_EQ(extra.magic, DEAD);
+	}
+	CHECK(flag_get(&f.done));
+	for (int i = 0; i < 200; i++)
+		CHECK_EQ(flood_objs[i].magic, DEAD);
+	REQUIRE(srcu_set_backlog_limit(&dom, 0) == 0);
+	free(flood_objs);
+}
+
+/* Bug caught: cleanup_srcu_struct() freeing a domain with callbacks still
+ * pending (their memory would be used after the domain died). */
+static void test_cleanup_busy(void)
+{
+	struct srcu_struct d;
+	struct obj o = { { 0 }, LIVE, 0 };
+	int idx;
+
+	REQUIRE(init_srcu_struct_named(&d, "cleanup-busy") == 0);
+	idx = srcu_read_lock(&d);
+	call_srcu(&d, &o.rh, obj_free);   /* cannot run: we are inside */
+	CHECK_EQ(cleanup_srcu_struct(&d), -EBUSY);
+	srcu_read_unlock(&d, idx);
+	srcu_barrier(&d);
+	CHECK_EQ(o.magic, DEAD);
+	CHECK_EQ(cleanup_srcu_struct(&d), 0);
+}
+
+/* Bug caught: a callback that queues another callback deadlocking the
+ * worker on its own backlog. */
+static struct srcu_struct chain_dom;
+static struct obj chain[30];
+static int chain_next;
+
+static void chain_cb(struct srcu_head *h)
+{
+	int n = __atomic_load_n(&chain_next, __ATOMIC_SEQ_CST);
+
+	(void)h;
+	if (n < 30) {
+		__atomic_store_n(&chain_next, n + 1, __ATOMIC_SEQ_CST);
+		call_srcu(&chain_dom, &chain[n].rh, chain_cb);
+	}
+}
+
+static void test_callback_queues_callback(void)
+{
+	REQUIRE(init_srcu_struct(&chain_dom) == 0);
+	REQUIRE(srcu_set_backlog_limit(&chain_dom, 1) == 0);
+	chain_next = 1;
+	call_srcu(&chain_dom, &chain[0].rh, chain_cb);
+	while (__atomic_load_n(&chain_next, __ATOMIC_SEQ_CST) < 30)
+		sleep_ms(1);
+	srcu_barrier(&chain_dom);
+	srcu_barrier(&chain_dom);   /* the last one queued by the callback */
+	CHECK_EQ(__atomic_load_n(&chain_next, __ATOMIC_SEQ_CST), 30);
+	CHECK_EQ(cleanup_srcu_struct(&chain_dom), 0);
+}
+
+/* Bug caught: callbacks lost in a fork child (no worker there), or a
+ * child hanging on the parent's worker state. */
+static void test_fork(void)
+{
+	struct obj o = { { 0 }, LIVE, 0 };
+	pid_t pid;
+	int status;
+
+	call_srcu(&dom, &o.rh, obj_free);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct obj c = { { 0 }, LIVE, 0 };
+
+		call_srcu(&dom, &c.rh, obj_free);
+		srcu_barrier(&dom);
+		_exit(c.magic == DEAD && o.magic == DEAD ? 0 : 1);
+	}
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	srcu_barrier(&dom);
+	CHECK_EQ(o.magic, DEAD);
+}
+
+/* Bug caught: a cookie reported done before a full GP after it, or never
+ * done; and (near the wrap) a comparison that is not wrap-safe. */
+static void check_polling(struct srcu_struct *d)
+{
+	unsigned long c0 = get_state_synchronize_srcu(d), c1;
+	int tries = 0;
+
+	CHECK(!poll_state_synchronize_srcu(d, c0));
+	synchronize_srcu(d);
+	CHECK(poll_state_synchronize_srcu(d, c0));
+	/* start_poll makes the GP happen with nobody calling synchronize,
+	 * (check_poll_waits_for_reader: but not while a reader is inside). */
+	c1 = start_poll_synchronize_srcu(d);
+	while (!poll_state_synchronize_srcu(d, c1) && tries++ < 5000)
+		sleep_us(200);
+	CHECK(poll_state_synchronize_srcu(d, c1));
+	CHECK(poll_state_synchronize_srcu(d, c0));   /* old cookies stay done */
+}
+
+struct poll_holder { struct srcu_struct *d; int inside, release; };
+
+static void *hold_d(void *arg)
+{
+	struct poll_holder *p = arg;
+	int idx = srcu_read_lock(p->d);
+
+	flag_set(&p->inside);
+	flag_wait(&p->release);
+	srcu_read_unlock(p->d, idx);
+	return NULL;
+}
+
+static void check_poll_waits_for_reader(struct srcu_struct *d)
+{
+	struct poll_holder p = { d, 0, 0 };
+	pthread_t t = spawn(hold_d, &p);
+	unsigned long c;
+
+	flag_wait(&p.inside);
+	c = start_poll_synchronize_srcu(d);
+	sleep_ms(30);
+	CHECK(!poll_state_synchronize_srcu(d, c));
+	flag_set(&p.release);
+	join(t);
+	for (int i = 0; i < 5000 && !poll_state_synchronize_srcu(d, c); i++)
+		sleep_us(200);
+	CHECK(poll_state_synchronize_srcu(d, c));
+}
+
+static void test_polling_and_wrap(void)
+{
+	struct srcu_struct d;
+
+	REQUIRE(init_srcu_struct_named(&d, "poll") == 0);
+	check_polling(&d);
+	check_poll_waits_for_reader(&d);
+	REQUIRE(cleanup_srcu_struct(&d) == 0);
+
+	/* As the kernel's tests do: start the counter a few GPs before it
+	 * wraps (private fields, set before first use), then cross it. */
+	REQUIRE(init_srcu_struct_named(&d, "poll-wrap") == 0);
+	d.gp_seq = d.gp_seq_needed = d.gp_exp_needed = 0ul - 4 * 3;
+	for (int i = 0; i < 6; i++)
+		check_polling(&d);
+	CHECK(d.gp_seq < 100);   /* it did wrap, cookies and all */
+	check_poll_waits_for_reader(&d);
+	REQUIRE(cleanup_srcu_struct(&d) == 0);
+}
+
+/* Bug caught: statistics that do not count what happened. */
+static void test_stats(void)
+{
+	struct srcu_struct d;
+	struct srcu_stats st;
+	struct obj o[3];
+
+	REQUIRE(init_srcu_struct_named(&d, "stats") == 0);
+	REQUIRE(srcu_get_stats(&d, &st) == 0);
+	CHECK_EQ(st.gps, 0ul);
+	CHECK_EQ(st.callbacks_queued, 0ul);
+	synchronize_srcu(&d);
+	synchronize_srcu_expedited(&d);
+	for (int i = 0; i < 3; i++)
+		call_srcu(&d, &o[i].rh, obj_free);
+	srcu_barrier(&d);
+	{
+		int idx = srcu_read_lock(&d);
+
+		srcu_read_unlock(&d, idx);
+	}
+	REQUIRE(srcu_get_stats(&d, &st) == 0);
+	CHECK(st.gps >= 3);               /* 2 calls + at least 1 for callbacks */
+	CHECK(st.gps_expedited >= 1);
+	CHECK(st.gp_mean_us > 0 && st.gp_max_us >= st.gp_mean_us);
+	CHECK_EQ(st.callbacks_queued, 3ul);
+	CHECK_EQ(st.callbacks_invoked, 3ul);
+	CHECK_EQ(st.backlog, 0ul);
+	CHECK(st.reader_threads >= 1);
+	CHECK_EQ(srcu_get_stats(NULL, &st), -EINVAL);
+	REQUIRE(cleanup_srcu_struct(&d) == 0);
+}
+
+/* Bug caught: misuse that would hang, reported instead. */
+static void barrier_inside_section(void)
+{
+	struct obj o = { { 0 }, LIVE, 0 };
+	int idx;
+
+	REQUIRE(init_srcu_struct_named(&dom, "async-misuse") == 0);
+	call_srcu(&dom, &o.rh, obj_free);
+	idx = srcu_read_lock(&dom);
+	srcu_barrier(&dom);
+	srcu_read_unlock(&dom, idx);
+}
+
+static void call_null_func(void)
+{
+	struct obj o;
+
+	REQUIRE(init_srcu_struct_named(&dom, "async-misuse") == 0);
+	call_srcu(&dom, &o.rh, NULL);
+}
+
+int main(void)
+{
+	watchdog(120);
+	REQUIRE(init_srcu_struct_named(&dom, "async") == 0);
+	test_callback_waits_for_readers();
+	test_barrier_and_order();
+	test_backpressure();
+	test_cleanup_busy();
+	test_callback_queues_callback();
+	test_fork();
+	test_polling_and_wrap();
+	test_stats();
+	CHECK(dies_saying(barrier_inside_section, "srcu_barrier()", "'async-misuse'",
+			  "wait for itself", NULL));
+	CHECK(dies_saying(call_null_func, "call_srcu()", "NULL callback", NULL));
+	CHECK_EQ(cleanup_srcu_struct(&dom), 0);
+	return check_report("test_async");
+}
