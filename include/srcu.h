@@ -112,7 +112,8 @@ struct srcu_struct {
 	 * Zero means "the default" or "none yet". */
 	struct srcu__async *async;    /* call_srcu() worker and queues, lazily */
 	unsigned long backlog_limit;  /* 0: SRCU_BACKLOG_DEFAULT */
-	unsigned long pad4;
+	unsigned int stall_ms;        /* 0: SRCU_STALL_DEFAULT_MS; ~0u: off */
+	unsigned int stat_stalls;     /* stall reports made (runner) */
 	unsigned long gp_start_ns;    /* when the running GP began (runner) */
 	unsigned long stat_gp_ns_sum; /* over the GPs run (runner) */
 	unsigned long stat_gp_ns_max;
@@ -124,7 +125,7 @@ struct srcu_struct {
 #else   /* every member, in order: C++ warns about skipped ones */
 #define SRCU_INITIALIZER(domain) { 0, 0, 0, #domain, {0}, \
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0, 0}, {0, 0}, \
-	0, 0, 0, 0, 0, 0, 0 }
+	0, 0, 0, 0, 0, 0, 0, 0 }
 #endif
 #define DEFINE_SRCU(name)        struct srcu_struct name = SRCU_INITIALIZER(name)
 #define DEFINE_STATIC_SRCU(name) static struct srcu_struct name = SRCU_INITIALIZER(name)
@@ -176,6 +177,38 @@ SRCU__API unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp);
 /* Has the grace period that cookie names ended?  Never blocks. */
 SRCU__API bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie);
 
+/* ---- Diagnostics (src/stall.c) ---- */
+
+#define SRCU_STALL_DEFAULT_MS 10000u
+/* A grace period waiting longer than ms for readers is reported, once,
+ * then again after 2x, 4x, ... the threshold.  0 disables; the default is
+ * SRCU_STALL_DEFAULT_MS. */
+SRCU__API int  srcu_set_stall_timeout(struct srcu_struct *sp, unsigned int ms);
+
+struct srcu_stall_thread {
+	int tid;                      /* kernel thread id */
+	char name[16];                /* its name (/proc), "" if unknown */
+};
+struct srcu_stall {
+	const char *domain;           /* the domain's name, or srcu_struct@addr */
+	int idx;                      /* the index the GP waits on */
+	double waited_s;              /* since the grace period began */
+	unsigned int report;          /* 1 for the first report of this stall */
+	unsigned int nthreads;        /* threads holding sections of idx */
+	const struct srcu_stall_thread *threads;  /* the first (up to 16) */
+	unsigned long down_readers;   /* srcu_down_read() sections on idx */
+};
+/* Where stall reports go (process-wide); NULL restores the default,
+ * which prints one line to stderr. */
+SRCU__API void srcu_set_stall_handler(void (*fn)(const struct srcu_stall *s, void *arg),
+				      void *arg);
+/* Cross-domain deadlock detection (off by default; on when built with
+ * -DSRCU_DEADLOCK_DETECT=ON or with SRCU_DEADLOCK_DETECT=1 in the
+ * environment): a grace period that sleeps checks whether the threads it
+ * waits for wait, inside synchronize_srcu*(), for a domain whose section
+ * its caller holds, and reports the cycle and aborts instead of hanging. */
+SRCU__API void srcu_set_deadlock_detection(bool on);
+
 struct srcu_stats {
 	unsigned long gps;            /* grace periods completed */
 	unsigned long gps_expedited;  /* of which expedited */
@@ -187,6 +220,7 @@ struct srcu_stats {
 	unsigned long backlog_blocked;/* call_srcu() calls that waited for room */
 	unsigned long backlog_overruns;/* calls let past the limit (see call_srcu) */
 	unsigned int reader_threads;  /* live threads that have read this domain */
+	unsigned int stalls;          /* stall reports made */
 };
 /* A snapshot of sp's counters: 0, or -EINVAL. */
 SRCU__API int  srcu_get_stats(struct srcu_struct *sp, struct srcu_stats *st);

@@ -59,7 +59,11 @@ static void choose_backend(void)
 
 __attribute__((constructor)) static void srcu__startup(void)
 {
+	const char *dd = getenv("SRCU_DEADLOCK_DETECT");
+
 	choose_backend();
+	if (dd && *dd)
+		srcu_set_deadlock_detection(strcmp(dd, "0") != 0);
 	srcu__readers_init();
 	srcu__fork_init();
 }

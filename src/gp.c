@@ -52,12 +52,16 @@
 
 /* Sleep on a futex word; with a deadline, call its late hook once when
  * the deadline has passed (then the caller's loop sleeps on). */
-static void wait_on(unsigned int *addr, unsigned int val, struct srcu__deadline *dl)
+static void wait_on(unsigned int *addr, unsigned int val, struct srcu__deadline *dl,
+		    long also_until)
 {
 	bool timed = dl && dl->late;
 	void (*late)(void *);
+	long until = also_until;
 
-	srcu__futex_wait_until(addr, val, timed ? dl->at_ns : -1);
+	if (timed && (until < 0 || dl->at_ns < until))
+		until = dl->at_ns;
+	srcu__futex_wait_until(addr, val, until);
 	if (timed && now_ns() >= dl->at_ns) {
 		late = dl->late;
 		dl->late = NULL;
@@ -141,7 +145,9 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 {
 	unsigned int id = srcu__id_of(sp);
 	unsigned int *waiting = srcu__gp_waiting(id, idx), *wake_seq = srcu__gp_wake_seq(id);
+	struct srcu__stall_watch watch;
 
+	srcu__stall_watch_init(sp, &watch);
 	store_relaxed(waiting, 1);
 	/* W: pairs with W in srcu_read_unlock(): each unlock after this
 	 * fence sees the flag and wakes us; each one before it is counted
@@ -155,7 +161,8 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 		if (readers_look_done(sp, idx) && srcu__readers_done(sp, idx))
 			break;
 		stat_inc(&sp->stat_sleeps);
-		wait_on(wake_seq, seq, dl);
+		wait_on(wake_seq, seq, dl, srcu__stall_deadline(&watch));
+		srcu__stall_check(sp, idx, &watch);
 	}
 	store_relaxed(waiting, 0);
 }
@@ -297,7 +304,7 @@ static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev,
 	if (!load_relaxed(&sp->gp_heavy) && gp_event_soon(sp, ev))
 		return;
 	__atomic_fetch_add(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
-	wait_on(&sp->gp_event, ev, dl);
+	wait_on(&sp->gp_event, ev, dl, -1);
 	__atomic_fetch_sub(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -328,7 +335,9 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 	seq_request(&sp->gp_seq_needed, s);
 	if (exp)
 		seq_request(&sp->gp_exp_needed, s);
+	srcu__set_waiting_on(sp);   /* for deadlock probes */
 	wait_for_seq(sp, s, dl);
+	srcu__set_waiting_on(NULL);
 }
 
 unsigned long srcu__gp_snap(struct srcu_struct *sp)
@@ -445,5 +454,6 @@ int srcu_get_stats(struct srcu_struct *sp, struct srcu_stats *st)
 	st->gp_max_us = (double)load_relaxed(&sp->stat_gp_ns_max) / 1e3;
 	srcu__async_stats(sp, st);
 	st->reader_threads = srcu__reader_threads(sp);
+	st->stalls = load_relaxed(&sp->stat_stalls);
 	return 0;
 }

@@ -115,6 +115,7 @@ struct srcu__record {
 	int tid;                     /* owning thread, 0 while on the free list */
 	struct srcu__record *next_free;
 	unsigned int index;          /* creation order: its bit in a srcu__scan */
+	unsigned int waiting_on;     /* domain id its thread synchronizes on, or 0 */
 };
 
 /* What one check's unlock sum counted, so that its lock sum counts the
@@ -194,6 +195,33 @@ SRCU__HIDDEN void srcu__async_fork_child(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__async_stats(struct srcu_struct *sp, struct srcu_stats *st);
 /* Live threads whose counts show they have read sp (reader.c). */
 SRCU__HIDDEN unsigned int srcu__reader_threads(struct srcu_struct *sp);
+
+/* ---- stall.c ---- */
+
+/* A sleeping grace period's stall watch: when to report next. */
+struct srcu__stall_watch {
+	long next_ns;                /* < 0: stall warnings off */
+	long interval_ns;            /* doubles after each report */
+	long probe_ns;               /* next deadlock probe, < 0: off */
+	unsigned int report;
+	bool cycle_seen;             /* the last probe found a cycle */
+};
+SRCU__HIDDEN void srcu__stall_watch_init(struct srcu_struct *sp, struct srcu__stall_watch *w);
+/* Earliest of the watch's deadlines, or -1. */
+SRCU__HIDDEN long srcu__stall_deadline(const struct srcu__stall_watch *w);
+/* Report a stall, probe for a deadlock, if their time has come. */
+SRCU__HIDDEN void srcu__stall_check(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w);
+SRCU__HIDDEN extern int srcu__deadlock_detect;
+/* Threads holding sections of sp's index idx (reader.c); at most max
+ * described in th, the count returned. */
+SRCU__HIDDEN unsigned int srcu__holders(struct srcu_struct *sp, int idx,
+					struct srcu_stall_thread *th, unsigned int max);
+/* The calling thread synchronizes on sp (NULL: no longer). */
+SRCU__HIDDEN void srcu__set_waiting_on(struct srcu_struct *sp);
+/* Is there a domain reachable from id along "a thread holding a section
+ * of D waits on D'" edges that leads back to id?  Fills the cycle's
+ * description into buf. */
+SRCU__HIDDEN bool srcu__find_cycle(unsigned int id, char *buf, size_t len);
 
 /* ---- report.c ---- */
 

@@ -276,6 +276,121 @@ unsigned int srcu__reader_threads(struct srcu_struct *sp)
 	return n;
 }
 
+/* ---- for stall reports and deadlock probes (stall.c) ---- */
+
+/* "name" of thread tid from /proc, or "" */
+static void thread_name(int tid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
+unsigned int srcu__holders(struct srcu_struct *sp, int idx, struct srcu_stall_thread *th,
+			   unsigned int max)
+{
+	unsigned int id = srcu__id_of(sp), n = 0;
+	struct srcu__record *r;
+
+	for (r = load_acquire(&srcu__records); r; r = r->next) {
+		struct srcu__slot *s = &r->slots[id];
+		int tid = load_acquire(&r->tid);
+
+		if (!tid || load_acquire(&s->unlock[idx]) == load_acquire(&s->lock[idx]))
+			continue;
+		if (n < max) {
+			th[n].tid = tid;
+			thread_name(tid, th[n].name, sizeof(th[n].name));
+		}
+		n++;
+	}
+	return n;
+}
+
+void srcu__set_waiting_on(struct srcu_struct *sp)
+{
+	if (self)
+		store_release(&self->waiting_on, sp ? srcu__id_of(sp) : 0);
+}
+
+/* Does r's thread hold a section of domain id? */
+static bool holds(struct srcu__record *r, unsigned int id)
+{
+	struct srcu__slot *s = &r->slots[id];
+
+	return load_acquire(&s->unlock[0]) + load_acquire(&s->unlock[1]) !=
+	       load_acquire(&s->lock[0]) + load_acquire(&s->lock[1]);
+}
+
+#define CYCLE_MAX 16
+
+struct cycle_search {
+	unsigned int start;
+	unsigned int depth;
+	struct srcu__record *who[CYCLE_MAX];   /* who[i] holds dom[i], waits dom[i+1] */
+	unsigned int dom[CYCLE_MAX + 1];
+	unsigned char seen[SRCU__MAX_IDS / 8];
+};
+
+static bool cycle_from(struct cycle_search *c, unsigned int id)
+{
+	struct srcu__record *r;
+
+	if (c->depth == CYCLE_MAX)
+		return false;
+	c->seen[id / 8] |= (unsigned char)(1u << (id % 8));
+	for (r = load_acquire(&srcu__records); r; r = r->next) {
+		unsigned int next = load_acquire(&r->waiting_on);
+
+		if (!next || !load_acquire(&r->tid) || !holds(r, id))
+			continue;
+		c->who[c->depth] = r;
+		c->dom[c->depth] = id;
+		c->dom[c->depth + 1] = next;
+		c->depth++;
+		if (next == c->start)
+			return true;
+		if (!(c->seen[next / 8] & (1u << (next % 8))) && cycle_from(c, next))
+			return true;
+		c->depth--;
+	}
+	return false;
+}
+
+bool srcu__find_cycle(unsigned int id, char *buf, size_t len)
+{
+	struct cycle_search *c = calloc(1, sizeof(*c));
+	size_t n = 0;
+	bool found;
+
+	if (!c)
+		return false;
+	c->start = id;
+	pthread_mutex_lock(&srcu__registry_lock);   /* domain names stay put */
+	found = cycle_from(c, id);
+	for (unsigned int i = 0; found && i < c->depth && n < len; i++) {
+		char a[SRCU__NAME_LEN], b[SRCU__NAME_LEN], t[16];
+		int tid = load_relaxed(&c->who[i]->tid);
+
+		thread_name(tid, t, sizeof(t));
+		n += (size_t)snprintf(buf + n, len - n, "%sthread %d (%s) inside domain %s waits "
+				      "for domain %s", i ? "; " : "", tid, t[0] ? t : "?",
+				      srcu__name(srcu__domains[c->dom[i]], a, sizeof(a)),
+				      srcu__name(srcu__domains[c->dom[i + 1]], b, sizeof(b)));
+	}
+	pthread_mutex_unlock(&srcu__registry_lock);
+	free(c);
+	return found;
+}
+
 bool srcu__self_in_reader(struct srcu_struct *sp)
 {
 	struct srcu__slot *s;

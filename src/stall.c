@@ -1,0 +1,166 @@
+/*
+ * stall.c: what a grace period that waits too long for its readers says
+ * about it: stall warnings that name the threads holding it up, and
+ * (when enabled) cross-domain deadlock detection.
+ *
+ * Both run only in a grace period that sleeps on readers (gp.c's
+ * sleep_until_done()), whose futex sleep gets their deadlines: nothing
+ * here touches a fast path.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEADLOCK_PROBE_NS (100 * 1000 * 1000L)   /* between deadlock probes */
+
+#ifdef SRCU_DEADLOCK_DETECT_DEFAULT
+int srcu__deadlock_detect = 1;
+#else
+int srcu__deadlock_detect;
+#endif
+
+static void (*stall_fn)(const struct srcu_stall *s, void *arg);
+static void *stall_arg;
+static pthread_mutex_t stall_fn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void srcu_set_stall_handler(void (*fn)(const struct srcu_stall *s, void *arg), void *arg)
+{
+	pthread_mutex_lock(&stall_fn_lock);
+	stall_fn = fn;
+	stall_arg = arg;
+	pthread_mutex_unlock(&stall_fn_lock);
+}
+
+int srcu_set_stall_timeout(struct srcu_struct *sp, unsigned int ms)
+{
+	if (!sp)
+		return -EINVAL;
+	store_relaxed(&sp->stall_ms, ms ? ms : ~0u);
+	return 0;
+}
+
+void srcu_set_deadlock_detection(bool on)
+{
+	store_relaxed(&srcu__deadlock_detect, on ? 1 : 0);
+}
+
+/* ---- the watch ---- */
+
+void srcu__stall_watch_init(struct srcu_struct *sp, struct srcu__stall_watch *w)
+{
+	unsigned int ms = load_relaxed(&sp->stall_ms);
+	long start = (long)load_relaxed(&sp->gp_start_ns);
+
+	if (!ms)
+		ms = SRCU_STALL_DEFAULT_MS;
+	w->interval_ns = (long)ms * 1000000L;
+	w->next_ns = ms == ~0u ? -1 : start + w->interval_ns;
+	w->probe_ns = load_relaxed(&srcu__deadlock_detect) ? srcu__now_ns() + DEADLOCK_PROBE_NS : -1;
+	w->report = 0;
+	w->cycle_seen = false;
+}
+
+static long earliest(long a, long b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	return a < b ? a : b;
+}
+
+long srcu__stall_deadline(const struct srcu__stall_watch *w)
+{
+	return earliest(w->next_ns, w->probe_ns);
+}
+
+/* ---- stall reports ---- */
+
+static void default_report(const struct srcu_stall *s)
+{
+	char line[1024];
+	size_t n;
+
+	n = (size_t)snprintf(line, sizeof(line),
+			     "srcu: grace period of domain %s stalled for %.1f s waiting for "
+			     "readers of index %d (report %u):", s->domain, s->waited_s,
+			     s->idx, s->report);
+	for (unsigned int i = 0; i < s->nthreads && i < 16 && n < sizeof(line); i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s thread %d (%s)",
+				      i ? "," : "", s->threads[i].tid,
+				      s->threads[i].name[0] ? s->threads[i].name : "?");
+	if (s->nthreads > 16 && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " and %u more",
+				      s->nthreads - 16);
+	if (s->down_readers && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      "%s %lu srcu_down_read() section(s)",
+				      s->nthreads ? ";" : "", s->down_readers);
+	if (!s->nthreads && !s->down_readers && n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, " no reader left (about to end)");
+	srcu__warn("%s", line);
+}
+
+static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w,
+			 long now)
+{
+	struct srcu_stall_thread th[16];
+	char name[SRCU__NAME_LEN];
+	struct srcu_stall s;
+	void (*fn)(const struct srcu_stall *, void *);
+	void *arg;
+
+	memset(&s, 0, sizeof(s));
+	s.domain = srcu__name(sp, name, sizeof(name));
+	s.idx = idx;
+	s.waited_s = (double)(now - (long)load_relaxed(&sp->gp_start_ns)) / 1e9;
+	s.report = ++w->report;
+	s.nthreads = srcu__holders(sp, idx, th, 16);
+	s.threads = th;
+	s.down_readers = load_acquire(&sp->down_lock[idx]) - load_acquire(&sp->down_unlock[idx]);
+	store_relaxed(&sp->stat_stalls, load_relaxed(&sp->stat_stalls) + 1);
+	pthread_mutex_lock(&stall_fn_lock);
+	fn = stall_fn;
+	arg = stall_arg;
+	pthread_mutex_unlock(&stall_fn_lock);
+	if (fn)
+		fn(&s, arg);
+	else
+		default_report(&s);
+}
+
+/* ---- deadlock probes ---- */
+
+static void probe_deadlock(struct srcu_struct *sp, struct srcu__stall_watch *w)
+{
+	char cycle[512];
+	bool found = srcu__find_cycle(srcu__id_of(sp), cycle, sizeof(cycle));
+
+	/* Twice in a row, 100 ms apart: a thread seen between its section
+	 * and its synchronize is not taken for a deadlock. */
+	if (found && w->cycle_seen)
+		srcu__fatal("deadlock between SRCU domains: %s; each waits for a "
+			    "read-side section that ends only after its own wait", cycle);
+	w->cycle_seen = found;
+}
+
+void srcu__stall_check(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w)
+{
+	long now = srcu__now_ns();
+
+	if (w->next_ns >= 0 && now >= w->next_ns) {
+		report_stall(sp, idx, w, now);
+		w->interval_ns *= 2;   /* backoff: T, 3T, 7T, ... after the GP began */
+		w->next_ns = now + w->interval_ns;
+	}
+	if (w->probe_ns >= 0 && now >= w->probe_ns) {
+		probe_deadlock(sp, w);
+		w->probe_ns = now + DEADLOCK_PROBE_NS;
+	}
+}
