@@ -128,42 +128,33 @@ static void test_default_handler(void)
 static struct srcu_struct dom_a, dom_b;
 static int both_inside;
 
-static void *inside_a_sync_b(void *arg)
-{
-	int idx = srcu_read_lock(&dom_a);
+/* Inside mine, once both threads are inside, synchronize on other. */
+struct cross { struct srcu_struct *mine, *other; };
 
-	(void)arg;
+static void *inside_one_sync_other(void *arg)
+{
+	struct cross *c = arg;
+	int idx = srcu_read_lock(c->mine);
+
 	__atomic_fetch_add(&both_inside, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&both_inside, __ATOMIC_SEQ_CST) < 2)
 		sleep_us(100);
-	synchronize_srcu(&dom_b);
-	srcu_read_unlock(&dom_a, idx);
-	return NULL;
-}
-
-static void *inside_b_sync_a(void *arg)
-{
-	int idx = srcu_read_lock(&dom_b);
-
-	(void)arg;
-	__atomic_fetch_add(&both_inside, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&both_inside, __ATOMIC_SEQ_CST) < 2)
-		sleep_us(100);
-	synchronize_srcu(&dom_a);
-	srcu_read_unlock(&dom_b, idx);
+	synchronize_srcu(c->other);
+	srcu_read_unlock(c->mine, idx);
 	return NULL;
 }
 
 static void ab_deadlock(void)
 {
+	struct cross ab = { &dom_a, &dom_b }, ba = { &dom_b, &dom_a };
 	pthread_t t1, t2;
 
 	both_inside = 0;
 	srcu_set_deadlock_detection(true);
 	REQUIRE(init_srcu_struct_named(&dom_a, "dom-A") == 0);
 	REQUIRE(init_srcu_struct_named(&dom_b, "dom-B") == 0);
-	t1 = spawn(inside_a_sync_b, NULL);
-	t2 = spawn(inside_b_sync_a, NULL);
+	t1 = spawn(inside_one_sync_other, &ab);
+	t2 = spawn(inside_one_sync_other, &ba);
 	join(t1);
 	join(t2);
 }
