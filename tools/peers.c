@@ -34,6 +34,11 @@ static void srcu_sync(void) { synchronize_srcu(&bench_domain); }
 static void srcu_sync_exp(void) { synchronize_srcu_expedited(&bench_domain); }
 static void nothing(void) { }
 
+unsigned long srcu_peer_gps(void)
+{
+	return srcu_batches_completed(&bench_domain);
+}
+
 const struct peer peer_srcu = {
 	"libsrcu", "this library, synchronize_srcu()", 1,
 	nothing, nothing, srcu_reads, srcu_lock, srcu_unlock, srcu_sync, NULL, NULL,

@@ -31,4 +31,7 @@ extern const struct peer peer_urcu_memb, peer_urcu_mb, peer_urcu_qsbr, peer_urcu
 extern const struct peer peer_ck_epoch;
 #endif
 
+/* Grace periods completed on libsrcu's bench domain (sharing ratio). */
+unsigned long srcu_peer_gps(void);
+
 #endif

@@ -384,6 +384,9 @@ static void *tput_worker(void *arg)
 	return NULL;
 }
 
+/* Calls per GP of the last sync_throughput() run on libsrcu's domain. */
+static double last_calls_per_gp;
+
 static double sync_throughput(const struct peer *p, int nupd)
 {
 	double secs = quick ? 0.3 : 1.0;
@@ -391,6 +394,7 @@ static double sync_throughput(const struct peer *p, int nupd)
 	pthread_t t[4];
 	int stop = 0;
 	long total = 0;
+	unsigned long gps = srcu_peer_gps();
 
 	for (int i = 0; i < nupd; i++) {
 		j[i] = (struct tput_job){ p, i, &stop, 0 };
@@ -402,6 +406,8 @@ static double sync_throughput(const struct peer *p, int nupd)
 		pthread_join(t[i], NULL);
 		total += j[i].calls;
 	}
+	gps = srcu_peer_gps() - gps;
+	last_calls_per_gp = gps ? (double)total / (double)gps : 0;
 	return (double)total / secs;
 }
 
@@ -412,7 +418,8 @@ static void throughput_row(const struct peer *p, const char *label, int lone)
 	pthread_t t;
 	static const int n[] = { 1, 2, 4 };
 	static const char *const metric[] = { "calls_per_s_1", "calls_per_s_2", "calls_per_s_4" };
-	double base = 0;
+	double base = 0, shared[3] = { 0, 0, 0 };
+	int is_srcu = (p == &peer_srcu || p == &peer_srcu_exp || lone) && !use_separate;
 
 	if (!lone) {
 		pthread_create(&t, NULL, background_reader, &r);
@@ -425,8 +432,14 @@ static void throughput_row(const struct peer *p, const char *label, int lone)
 
 		if (k == 0)
 			base = r;
+		shared[k] = last_calls_per_gp;
 		printf(" %9.0f %5.2fx", r, r / base);
 		record("throughput", label, metric[k], r, "calls/s");
+	}
+	if (is_srcu) {   /* how many calls each grace period served */
+		printf("   calls/GP %.2f %.2f", shared[1], shared[2]);
+		record("throughput", label, "calls_per_gp_2", shared[1], "calls");
+		record("throughput", label, "calls_per_gp_4", shared[2], "calls");
 	}
 	printf("\n");
 	if (!lone) {
