@@ -26,6 +26,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 
 struct srcu__async {
@@ -118,7 +119,8 @@ static void serve_callbacks(struct srcu_struct *sp, struct srcu__async *a)
 	pthread_mutex_unlock(&a->lock);
 	/* A GP that begins after the take: every callback taken was queued
 	 * before it, and the wait's final fence orders them after it. */
-	srcu__gp_wait_seq(sp, srcu__gp_snap(sp));
+	if (!SRCU__BUSTED(CBNOWAIT))
+		srcu__gp_wait_seq(sp, srcu__gp_snap(sp));
 	n = run_batch(a->batch, &barriers);
 	pthread_mutex_lock(&a->lock);
 	a->in_gp = false;
@@ -351,6 +353,12 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 	if (!a)
 		return 0;
 	pthread_mutex_lock(&a->lock);
+	/* A worker whose requested GP has ended is about to go idle. */
+	while (a->in_gp && !a->backlog && !srcu__gp_needed(sp)) {
+		pthread_mutex_unlock(&a->lock);
+		sched_yield();
+		pthread_mutex_lock(&a->lock);
+	}
 	/* Callbacks pending, a GP the worker waits for (a reader is inside),
 	 * or a callback cleaning up its own domain. */
 	if (a->backlog || a->in_gp || worker_of == sp) {

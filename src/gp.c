@@ -409,6 +409,8 @@ unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp)
 
 bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie)
 {
+	if (SRCU__BUSTED(EARLYPOLL))
+		cookie -= 4;
 	if (!sp || !seq_done(sp, cookie))
 		return false;
 	/* As at the end of synchronize(): what the caller does next (free

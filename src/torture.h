@@ -16,6 +16,8 @@ enum srcu__torture_flavor {
 	SRCU_TORTURE_NOSYNC,    /* synchronize_srcu*() returns at once */
 	SRCU_TORTURE_ONESCAN,   /* the GP skips SCAN1, the stale-reader wait */
 	SRCU_TORTURE_NOFENCE,   /* the GP's scans run without fence A */
+	SRCU_TORTURE_CBNOWAIT,  /* call_srcu()'s worker runs callbacks at once */
+	SRCU_TORTURE_EARLYPOLL, /* a polled cookie is done one GP early */
 };
 
 #ifdef SRCU_TORTURE

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "peers.h"
+#include "bench_call.h"
 #include "srcu.h"
 
 /* Every peer, in the order of the tables. */
@@ -50,7 +51,7 @@ static const struct peer *const all_peers[] = {
 static int quick;
 static const char *only;   /* --only: figure numbers to run, e.g. "1,4" */
 
-/* Is figure n (1-7) selected?  All are, without --only. */
+/* Is figure n (1-8) selected?  All are, without --only. */
 static int wanted(int n)
 {
 	char c = (char)('0' + n);
@@ -855,6 +856,44 @@ static void write_plots(const char *dir)
 
 /* ---- machine ---- */
 
+/* ---- figure 8: deferred freeing ---- */
+
+static void call_row(const char *name, const struct call_figures *f)
+{
+	printf("%-12s %12.0f %12.0f %14.0f%s %14.1f\n", name, f->rate, f->peak_objs,
+	       f->asleep_peak_objs, f->asleep_capped ? "+" : " ",
+	       f->asleep_peak_objs * CALL_OBJ_BYTES / 1e6);
+	record("call", name, "callbacks_per_s", f->rate, "1/s");
+	record("call", name, "asleep_peak_objects", f->asleep_peak_objs, "objects");
+}
+
+static void figure_call(void)
+{
+	double secs = quick ? 1.0 : 5.0;
+	struct call_figures s = { 0 };
+
+	printf("\n(8) deferred free of %d-byte objects: callbacks/s with no reader in the way;"
+	       " objects waiting at most, then and while a reader sleeps %.0f s inside"
+	       " (+: the producer stopped at %ld)\n", CALL_OBJ_BYTES, secs, CALL_CAP);
+	printf("%-12s %12s %12s %15s %14s\n", "peer", "callbacks/s", "peak", "peak, asleep",
+	       "MB, asleep");
+	bench_call_srcu(secs, &s);
+	call_row("call_srcu", &s);
+#ifdef HAVE_URCU
+	{
+		struct call_figures r = { 0 };
+
+		bench_call_rcu(secs, &r);
+		call_row("call_rcu", &r);
+	}
+#endif
+	printf("polled API (ns per call): get_state %.1f, poll_state %.1f, start_poll %.1f\n",
+	       s.ns_get_state, s.ns_poll, s.ns_start_poll);
+	record("poll", "libsrcu", "get_state_ns", s.ns_get_state, "ns");
+	record("poll", "libsrcu", "poll_state_ns", s.ns_poll, "ns");
+	record("poll", "libsrcu", "start_poll_ns", s.ns_start_poll, "ns");
+}
+
 static void print_machine(void)
 {
 	char line[256], model[256] = "unknown";
@@ -938,6 +977,8 @@ int main(int argc, char **argv)
 		figure_isolation();
 	if (wanted(7))
 		figure_scaling();
+	if (wanted(8))
+		figure_call();
 	if (json)
 		write_json(json);
 	if (csv)

@@ -13,13 +13,19 @@
  * at most one grace period can complete: anything else is a failure.
  *
  *   srcu-torture [--duration S] [--readers N] [--writers N] [--domains N]
+ *                [--async-writers N] [--poll-writers N]
  *                [--expedited-ratio R] [--seed X] [--flavor F] [--json FILE]
  *                [--reader-delay PERMILLE] [--stop-on-fail] [--no-chaos]
  *                [--stall S]
  *
+ * Writers: --writers call synchronize_srcu*(); --async-writers (default 1)
+ * retire through call_srcu(), whose callback poisons; --poll-writers
+ * (default 1) keep cookies from start_poll/get_state_synchronize_srcu()
+ * and poison once poll_state_synchronize_srcu() says so.
+ *
  * Flavours: srcu (the library as built), busted-nosync, busted-onescan,
- * busted-nofence (deliberately broken grace periods: the test of the
- * test).  Exit status 0 only without failure; the last line is PASS or
+ * busted-nofence, busted-cbnowait, busted-earlypoll (deliberately broken
+ * grace periods, callbacks and cookies: the test of the test).  Exit status 0 only without failure; the last line is PASS or
  * FAIL: <reason>.
  *
  * SPDX-License-Identifier: MIT
@@ -28,6 +34,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,11 +51,13 @@
 
 struct torture_config cfg = {
 	.duration_s = 60, .readers = 0, .writers = 4, .domains = 2,
+	.async_writers = 1, .poll_writers = 1,
 	.expedited_ratio = 0.25, .seed = 1, .flavor = SRCU_TORTURE_CORRECT,
 	.flavor_name = "srcu", .reader_delay_permille = 20, .chaos = true,
 	.stall_s = 30,
 };
 struct writer *writers;
+static int nwriters;   /* all kinds */
 struct srcu_struct *domains;
 
 static int stop;
@@ -212,7 +221,7 @@ static void extend_section(unsigned int *seed, int depth)
 /* lock, dereference, check, stretch, check, unlock. */
 static void read_section(unsigned int *seed, int depth)
 {
-	struct writer *w = &writers[rnd(seed) % (unsigned int)cfg.writers];
+	struct writer *w = &writers[rnd(seed) % (unsigned int)nwriters];
 	long start = now_ns();
 	int idx = srcu_read_lock(w->dom);
 	unsigned long b0 = srcu_batches_completed(w->dom);
@@ -228,8 +237,8 @@ static void read_section(unsigned int *seed, int depth)
 /* a = lock(A); b = lock(B); unlock(a); ... unlock(b). */
 static void overlapping_sections(unsigned int *seed)
 {
-	struct writer *wa = &writers[rnd(seed) % (unsigned int)cfg.writers];
-	struct writer *wb = &writers[rnd(seed) % (unsigned int)cfg.writers];
+	struct writer *wa = &writers[rnd(seed) % (unsigned int)nwriters];
+	struct writer *wb = &writers[rnd(seed) % (unsigned int)nwriters];
 	long start = now_ns();
 	int a = srcu_read_lock(wa->dom);
 	unsigned long ba = srcu_batches_completed(wa->dom);
@@ -277,7 +286,7 @@ static void end_handoff(struct handoff *h)
 
 static void down_read_handoff(unsigned int *seed)
 {
-	struct writer *w = &writers[rnd(seed) % (unsigned int)cfg.writers];
+	struct writer *w = &writers[rnd(seed) % (unsigned int)nwriters];
 	struct handoff h = { .w = w, .start = now_ns() };
 
 	h.idx = srcu_down_read(w->dom);
@@ -387,12 +396,118 @@ static void age_retired(struct writer *w)
 	}
 }
 
+static void note_progress(struct writer *w)
+{
+	__atomic_store_n(&w->gps, w->gps + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->last_progress_ns, now_ns(), __ATOMIC_RELAXED);
+}
+
+/* Publish fresh in place of the current object; return the old one. */
+static struct tobj *replace_head(struct writer *w, struct tobj *fresh)
+{
+	struct tobj *old = w->head;
+
+	__atomic_store_n(&fresh->age, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fresh->magic, MAGIC_LIVE, __ATOMIC_RELAXED);
+	srcu_assign_pointer(w->head, fresh);
+	__atomic_store_n(&old->age, 1, __ATOMIC_RELAXED);
+	return old;
+}
+
+/* A grace period has ended since o was replaced: no reader may still see
+ * it.  Age it past what a reader tolerates, then poison it. */
+static void retire_done(struct tobj *o)
+{
+	__atomic_store_n(&o->age, PIPE_LEN, __ATOMIC_RELAXED);
+	__atomic_store_n(&o->magic, MAGIC_POISON, __ATOMIC_RELAXED);
+}
+
+/* call_srcu() callback: poison, hand back to the writer. */
+static void async_done(struct srcu_head *h)
+{
+	struct tobj *o = (struct tobj *)((char *)h - offsetof(struct tobj, rh));
+	struct writer *w = o->owner;
+
+	retire_done(o);
+	o->next = __atomic_load_n(&w->recycled, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&w->recycled, &o->next, o, true,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+	note_progress(w);
+}
+
+/* Retires through call_srcu(): the callback poisons. */
+static void *async_writer(struct writer *w)
+{
+	while (!stopping()) {
+		struct tobj *fresh = w->free;
+
+		if (!fresh) {   /* everything in flight: take what came back */
+			w->free = __atomic_exchange_n(&w->recycled, NULL, __ATOMIC_ACQUIRE);
+			if (!w->free)
+				sleep_ns(20 * 1000);
+			continue;
+		}
+		w->free = fresh->next;
+		call_srcu(w->dom, &replace_head(w, fresh)->rh, async_done);
+	}
+	srcu_barrier(w->dom);
+	return NULL;
+}
+
+/* Retires with a cookie, poisons once poll_state_synchronize_srcu()
+ * says its grace period ended; some cookies come from
+ * get_state_synchronize_srcu(), which starts nothing, and are driven by
+ * an occasional synchronize_srcu(). */
+static void *poll_writer(struct writer *w)
+{
+	unsigned int seed = cfg.seed * 31u + (unsigned int)w->index * 7u + 3;
+
+	while (!stopping()) {
+		struct tobj **pp = &w->retired, *fresh, *old;
+
+		while (*pp) {   /* free what is done */
+			struct tobj *o = *pp;
+
+			if (poll_state_synchronize_srcu(w->dom, o->cookie)) {
+				retire_done(o);
+				*pp = o->next;
+				o->next = w->free;
+				w->free = o;
+				note_progress(w);
+			} else {
+				pp = &o->next;
+			}
+		}
+		fresh = w->free;
+		if (!fresh) {
+			if (rnd(&seed) % 4 == 0)
+				synchronize_srcu(w->dom);   /* for get_state's cookies */
+			else
+				sleep_ns(10 * 1000);
+			continue;
+		}
+		w->free = fresh->next;
+		old = replace_head(w, fresh);
+		old->cookie = rnd(&seed) % 3 ? start_poll_synchronize_srcu(w->dom)
+					     : get_state_synchronize_srcu(w->dom);
+		old->next = w->retired;
+		w->retired = old;
+	}
+	synchronize_srcu(w->dom);   /* every GP it asked for has ended */
+	return NULL;
+}
+
 static void *writer(void *arg)
 {
 	struct writer *w = arg;
 	unsigned int seed = cfg.seed * 7919u + (unsigned int)w->index * 104729u + 1;
 	unsigned int exp_cut = (unsigned int)(cfg.expedited_ratio * 1000);
 
+	if (w->kind == WRITER_ASYNC)
+		return async_writer(w);
+	if (w->kind == WRITER_POLL)
+		return poll_writer(w);
 	while (!stopping()) {
 		struct tobj *fresh = pool_get(w), *old = w->head;
 
@@ -422,7 +537,8 @@ static void writers_init(void)
 	int i, j;
 
 	domains = calloc((size_t)cfg.domains, sizeof(*domains));
-	writers = calloc((size_t)cfg.writers, sizeof(*writers));
+	nwriters = cfg.writers + cfg.async_writers + cfg.poll_writers;
+	writers = calloc((size_t)nwriters, sizeof(*writers));
 	if (!domains || !writers) {
 		fprintf(stderr, "srcu-torture: out of memory\n");
 		exit(2);
@@ -439,11 +555,15 @@ static void writers_init(void)
 			srcu_set_name(&domains[i], names[i]);
 		}
 	}
-	for (i = 0; i < cfg.writers; i++) {
+	for (i = 0; i < nwriters; i++) {
 		struct writer *w = &writers[i];
 
 		w->index = i;
+		w->kind = i < cfg.writers ? WRITER_SYNC :
+			  i < cfg.writers + cfg.async_writers ? WRITER_ASYNC : WRITER_POLL;
 		w->dom = &domains[i % cfg.domains];   /* writers > domains: shared GPs */
+		for (j = 0; j < PIPE_LEN + 2; j++)
+			w->pool[j].owner = w;
 		for (j = 1; j < PIPE_LEN + 2; j++) {
 			w->pool[j].next = w->free;
 			w->free = &w->pool[j];
@@ -458,6 +578,7 @@ static void writers_init(void)
 
 struct totals {
 	unsigned long reads, gps, pipe[HIST], batch[HIST];
+	unsigned long callbacks, cookies;   /* objects freed by call_srcu, by polling */
 	long max_section_ns;
 };
 
@@ -480,8 +601,16 @@ static void sum_stats(struct totals *t)
 			t->max_section_ns = m;
 	}
 	pthread_mutex_unlock(&stray_lock);
-	for (i = 0; i < cfg.writers; i++)
-		t->gps += __atomic_load_n(&writers[i].gps, __ATOMIC_RELAXED);
+	for (i = 0; i < nwriters; i++) {
+		unsigned long n = __atomic_load_n(&writers[i].gps, __ATOMIC_RELAXED);
+
+		if (writers[i].kind == WRITER_ASYNC)
+			t->callbacks += n;
+		else if (writers[i].kind == WRITER_POLL)
+			t->cookies += n;
+		else
+			t->gps += n;
+	}
 }
 
 static void print_hist(FILE *f, const char *name, const unsigned long *h)
@@ -520,6 +649,8 @@ static void write_json(const struct totals *t, double secs, const char *result)
 	fprintf(f, "  \"reads\": %lu, \"grace_periods\": %lu, \"reads_per_s\": %.0f, "
 		"\"grace_periods_per_s\": %.0f,\n", t->reads, t->gps, t->reads / secs, t->gps / secs);
 	fprintf(f, "  \"max_section_us\": %.1f,\n", t->max_section_ns / 1e3);
+	fprintf(f, "  \"call_srcu_callbacks\": %lu,\n  \"polled_cookies\": %lu,\n",
+		t->callbacks, t->cookies);
 	fprintf(f, "  \"reader_pipe\": [");
 	for (k = 0; k < HIST; k++)
 		fprintf(f, "%s%lu", k ? ", " : "", t->pipe[k]);
@@ -550,6 +681,9 @@ static int report(void)
 	       cfg.flavor_name, srcu_backend(), secs, cfg.readers, cfg.writers, cfg.domains);
 	printf("reads %lu (%.0f/s), grace periods %lu (%.0f/s), longest section %.1f ms\n",
 	       t.reads, t.reads / secs, t.gps, t.gps / secs, t.max_section_ns / 1e6);
+	printf("call_srcu: %lu objects freed by callbacks (%d writers); polled: %lu objects "
+	       "freed by cookies (%d writers)\n", t.callbacks, cfg.async_writers, t.cookies,
+	       cfg.poll_writers);
 	print_hist(stdout, "Reader Pipe ", t.pipe);
 	print_hist(stdout, "Reader Batch", t.batch);
 	if (cfg.chaos)
@@ -593,7 +727,7 @@ static void check_progress(void)
 	if (cfg.chaos && __atomic_load_n(&chaos.last_progress_ns, __ATOMIC_RELAXED))
 		fail_if_stalled(&chaos.last_progress_ns, "the chaos thread",
 				"a grace period, fork or cleanup");
-	for (int i = 0; i < cfg.writers; i++) {
+	for (int i = 0; i < nwriters; i++) {
 		snprintf(who, sizeof(who), "writer %d", i);
 		fail_if_stalled(&writers[i].last_progress_ns, who, "a grace period");
 	}
@@ -621,15 +755,19 @@ static const struct { const char *name; int flavor; } flavors[] = {
 	{ "busted-nosync", SRCU_TORTURE_NOSYNC },
 	{ "busted-onescan", SRCU_TORTURE_ONESCAN },
 	{ "busted-nofence", SRCU_TORTURE_NOFENCE },
+	{ "busted-cbnowait", SRCU_TORTURE_CBNOWAIT },
+	{ "busted-earlypoll", SRCU_TORTURE_EARLYPOLL },
 };
 
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: srcu-torture [--duration S] [--readers N] [--writers N] [--domains N]\n"
+		"                    [--async-writers N] [--poll-writers N]\n"
 		"                    [--expedited-ratio R] [--seed X] [--flavor F] [--json FILE]\n"
 		"                    [--reader-delay PERMILLE] [--stop-on-fail] [--no-chaos] [--stall S]\n"
-		"flavors: srcu busted-nosync busted-onescan busted-nofence\n");
+		"flavors: srcu busted-nosync busted-onescan busted-nofence busted-cbnowait\n"
+		"         busted-earlypoll\n");
 	exit(status);
 }
 
@@ -652,6 +790,8 @@ static void parse_options(int argc, char **argv)
 		{ "readers", required_argument, 0, 'r' },
 		{ "writers", required_argument, 0, 'w' },
 		{ "domains", required_argument, 0, 'D' },
+		{ "async-writers", required_argument, 0, 'A' },
+		{ "poll-writers", required_argument, 0, 'P' },
 		{ "expedited-ratio", required_argument, 0, 'e' },
 		{ "seed", required_argument, 0, 's' },
 		{ "flavor", required_argument, 0, 'f' },
@@ -671,6 +811,8 @@ static void parse_options(int argc, char **argv)
 		case 'r': cfg.readers = atoi(optarg); break;
 		case 'w': cfg.writers = atoi(optarg); break;
 		case 'D': cfg.domains = atoi(optarg); break;
+		case 'A': cfg.async_writers = atoi(optarg); break;
+		case 'P': cfg.poll_writers = atoi(optarg); break;
 		case 'e': cfg.expedited_ratio = atof(optarg); break;
 		case 's': cfg.seed = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'f': parse_flavor(optarg); break;
@@ -688,6 +830,7 @@ static void parse_options(int argc, char **argv)
 		cfg.readers = n > 1 ? (int)(2 * n) : 2;
 	}
 	if (cfg.writers < 1 || cfg.domains < 1 || cfg.readers < 1 || cfg.duration_s <= 0 ||
+	    cfg.async_writers < 0 || cfg.poll_writers < 0 ||
 	    cfg.expedited_ratio < 0 || cfg.expedited_ratio > 1 ||
 	    cfg.reader_delay_permille < 0 || cfg.reader_delay_permille > 1000)
 		usage(2);
@@ -719,7 +862,7 @@ int main(int argc, char **argv)
 	rt = calloc((size_t)cfg.readers, sizeof(*rt));
 	if (!rstats || !rt)
 		return 2;
-	for (i = 0; i < cfg.writers; i++) {
+	for (i = 0; i < nwriters; i++) {
 		pthread_create(&writers[i].thread, NULL, writer, &writers[i]);
 		chaos_note_writer(writers[i].thread);
 	}
@@ -740,7 +883,7 @@ int main(int argc, char **argv)
 	pthread_mutex_unlock(&handoff_lock);
 	for (i = 0; i < 2; i++)
 		pthread_join(rel[i], NULL);
-	for (i = 0; i < cfg.writers; i++)
+	for (i = 0; i < nwriters; i++)
 		pthread_join(writers[i].thread, NULL);
 	for (i = 0; i < cfg.domains; i++) {
 		int err = cleanup_srcu_struct(&domains[i]);

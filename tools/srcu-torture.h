@@ -26,10 +26,18 @@ struct tobj {
 	unsigned int magic;
 	unsigned int age;
 	struct tobj *next;   /* writer's retired or free list */
+	struct srcu_head rh; /* async writers: retired through call_srcu() */
+	struct writer *owner;
+	unsigned long cookie;/* poll writers: the GP that frees it */
 };
+
+/* How a writer waits for the grace period that frees an object. */
+enum writer_kind { WRITER_SYNC, WRITER_ASYNC, WRITER_POLL };
 
 struct writer {
 	int index;
+	enum writer_kind kind;
+	struct tobj *recycled;          /* async: back from callbacks (atomic stack) */
 	struct srcu_struct *dom;
 	struct tobj *head;              /* srcu_assign_pointer()/srcu_dereference() */
 	struct tobj pool[PIPE_LEN + 2]; /* current + retired + one spare */
@@ -42,6 +50,7 @@ struct writer {
 struct torture_config {
 	double duration_s;
 	int readers, writers, domains;
+	int async_writers, poll_writers;   /* beside the synchronize writers */
 	double expedited_ratio;
 	unsigned int seed;
 	int flavor;

@@ -1,0 +1,25 @@
+/*
+ * bench_call.h: srcu-bench figure 8 (tools/bench_call.c).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SRCU_BENCH_CALL_H
+#define SRCU_BENCH_CALL_H
+
+#define CALL_OBJ_BYTES 64          /* each object freed by a callback */
+#define CALL_CAP       2000000L    /* stop queueing here: 128 MB waiting */
+
+struct call_figures {
+	double rate;                /* callbacks/s, no reader in the way */
+	double peak_objs;           /* most objects waiting at once, then */
+	double asleep_peak_objs;    /* ... while a reader sleeps inside */
+	int asleep_capped;          /* the producer stopped at CALL_CAP */
+	double ns_get_state, ns_poll, ns_start_poll;   /* libsrcu only */
+};
+
+void bench_call_srcu(double secs, struct call_figures *f);
+#ifdef HAVE_URCU
+void bench_call_rcu(double secs, struct call_figures *f);
+#endif
+
+#endif
