@@ -53,6 +53,8 @@ torture: all
 	$(BUILD)/srcu-torture --duration $(TORTURE_S) --json $(BUILD)/torture.json
 	$(BUILD)/srcu-torture --flavor busted-nosync --duration 10 --stop-on-fail | grep -q '^FAIL: '
 	$(BUILD)/srcu-torture --flavor busted-onescan --duration 60 --stop-on-fail | grep -q '^FAIL: '
+	$(BUILD)/srcu-torture --flavor busted-cbnowait --duration 20 --stop-on-fail | grep -q '^FAIL: '
+	$(BUILD)/srcu-torture --flavor busted-earlypoll --duration 20 --stop-on-fail | grep -q '^FAIL: '
 	@echo "make torture: correct flavour passed, busted flavours caught"
 
 # The algorithm, model-checked with Spin (also part of `make check`).

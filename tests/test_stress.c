@@ -102,13 +102,20 @@ static void *updater(void *arg)
 		struct obj *fresh = &pool[me][next++ % POOL];
 		struct obj *old;
 
+		/* Reuse only what its replacer has poisoned: with two updaters
+		 * on a domain the object may still be the head, or wait for the
+		 * other updater's grace period (a preempted updater once took
+		 * longer than our 4096 updates, and poisoned a live head). */
+		if (__atomic_load_n(&fresh->magic, __ATOMIC_ACQUIRE) == LIVE)
+			continue;
+
 		__atomic_store_n(&fresh->magic, LIVE, __ATOMIC_RELAXED);
 		old = __atomic_exchange_n(&heads[d], fresh, __ATOMIC_ACQ_REL);
 		if (rand_r(&seed) % 3 == 0)
 			synchronize_srcu_expedited(&doms[d]);
 		else
 			synchronize_srcu(&doms[d]);
-		__atomic_store_n(&old->magic, POISON, __ATOMIC_RELAXED);
+		__atomic_store_n(&old->magic, POISON, __ATOMIC_RELEASE);
 		__atomic_fetch_add(&updates, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;

@@ -54,7 +54,7 @@ static void free_srcu(struct srcu_head *h)
 
 static DEFINE_SRCU(call_domain);
 
-struct sleeper { int inside, stop; double secs; int (*lock)(void); void (*unlock)(int); };
+struct sleeper { int inside, stop; double secs; int (*lock)(void); void (*unlock)(int tok); };
 
 static void *sleep_inside(void *arg)
 {
@@ -70,23 +70,25 @@ static void *sleep_inside(void *arg)
 static int srcu_lock(void) { return srcu_read_lock(&call_domain); }
 static void srcu_unlock(int t) { srcu_read_unlock(&call_domain, t); }
 
+/* What differs between the two libraries. */
+struct flavor_ops {
+	void (*queue_one)(void);        /* allocate an object, queue its free */
+	void (*barrier)(void);          /* wait for every queued free */
+	int (*lock)(void);              /* a read-side section, for the sleeper */
+	void (*unlock)(int tok);
+};
+
 /* Queue objects for secs, or until cap objects wait; how many. */
-static long produce_srcu(double secs, long cap, int *capped)
+static long produce(const struct flavor_ops *ops, double secs, long cap, int *capped)
 {
-	double t0 = now_s(), t;
+	double t0 = now_s();
 	long n = 0;
 
 	*capped = 0;
-	while ((t = now_s()) - t0 < secs) {
-		for (int i = 0; i < 256; i++) {
-			struct obj_srcu *o = malloc(sizeof(*o));
-
-			if (!o)
-				abort();
-			note_alloc();
-			call_srcu(&call_domain, &o->h, free_srcu);
-			n++;
-		}
+	while (now_s() - t0 < secs) {
+		for (int i = 0; i < 256; i++)
+			ops->queue_one();
+		n += 256;
 		if (__atomic_load_n(&outstanding, __ATOMIC_RELAXED) >= cap) {
 			*capped = 1;
 			break;
@@ -107,32 +109,50 @@ static void keep(struct call_figures *f, int with_sleeper, long n, double secs, 
 	}
 }
 
-static void start_sleeper(struct sleeper *s, pthread_t *t)
-{
-	pthread_create(t, NULL, sleep_inside, s);
-	while (!__atomic_load_n(&s->inside, __ATOMIC_SEQ_CST))
-		usleep(100);
-}
-
 /* One run: with a reader asleep inside for secs, or none. */
-static void run_srcu(double secs, int with_sleeper, struct call_figures *f)
+static void run(const struct flavor_ops *ops, double secs, int with_sleeper,
+		struct call_figures *f)
 {
-	struct sleeper s = { 0, 0, secs, srcu_lock, srcu_unlock };
+	struct sleeper s = { 0, 0, secs, ops->lock, ops->unlock };
 	pthread_t t;
 	double t0;
 	int capped;
 	long n;
 
 	peak = outstanding = 0;
-	if (with_sleeper)
-		start_sleeper(&s, &t);
+	if (with_sleeper) {
+		pthread_create(&t, NULL, sleep_inside, &s);
+		while (!__atomic_load_n(&s.inside, __ATOMIC_SEQ_CST))
+			usleep(100);
+	}
 	t0 = now_s();
-	n = produce_srcu(with_sleeper ? secs * 0.9 : secs, CALL_CAP, &capped);
+	n = produce(ops, with_sleeper ? secs * 0.9 : secs, CALL_CAP, &capped);
 	if (with_sleeper)
 		pthread_join(t, NULL);
-	srcu_barrier(&call_domain);
+	ops->barrier();
 	keep(f, with_sleeper, n, now_s() - t0, capped);
 }
+
+static void *must_malloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p)
+		abort();
+	note_alloc();
+	return p;
+}
+
+static void queue_srcu(void)
+{
+	struct obj_srcu *o = must_malloc(sizeof(*o));
+
+	call_srcu(&call_domain, &o->h, free_srcu);
+}
+
+static void barrier_srcu(void) { srcu_barrier(&call_domain); }
+
+static const struct flavor_ops srcu_ops = { queue_srcu, barrier_srcu, srcu_lock, srcu_unlock };
 
 static double ns_per(void (*fn)(void), long n)
 {
@@ -150,8 +170,8 @@ static void do_start_poll(void) { cookie = start_poll_synchronize_srcu(&call_dom
 
 void bench_call_srcu(double secs, struct call_figures *f)
 {
-	run_srcu(secs, 0, f);
-	run_srcu(secs, 1, f);
+	run(&srcu_ops, secs, 0, f);
+	run(&srcu_ops, secs, 1, f);
 	f->ns_get_state = ns_per(do_get_state, 200000);
 	f->ns_poll = ns_per(do_poll, 1000000);
 	f->ns_start_poll = ns_per(do_start_poll, 20000);
@@ -170,54 +190,22 @@ static void free_rcu(struct rcu_head *h)
 static int rcu_lock(void) { urcu_memb_register_thread(); urcu_memb_read_lock(); return 0; }
 static void rcu_unlock(int t) { (void)t; urcu_memb_read_unlock(); urcu_memb_unregister_thread(); }
 
-static long produce_rcu(double secs, long cap, int *capped)
+static void queue_rcu(void)
 {
-	double t0 = now_s(), t;
-	long n = 0;
+	struct obj_rcu *o = must_malloc(sizeof(*o));
 
-	*capped = 0;
-	while ((t = now_s()) - t0 < secs) {
-		for (int i = 0; i < 256; i++) {
-			struct obj_rcu *o = malloc(sizeof(*o));
-
-			if (!o)
-				abort();
-			note_alloc();
-			urcu_memb_call_rcu(&o->h, free_rcu);
-			n++;
-		}
-		if (__atomic_load_n(&outstanding, __ATOMIC_RELAXED) >= cap) {
-			*capped = 1;
-			break;
-		}
-	}
-	return n;
+	urcu_memb_call_rcu(&o->h, free_rcu);
 }
 
-static void run_rcu(double secs, int with_sleeper, struct call_figures *f)
-{
-	struct sleeper s = { 0, 0, secs, rcu_lock, rcu_unlock };
-	pthread_t t;
-	double t0;
-	int capped;
-	long n;
+static void barrier_rcu(void) { urcu_memb_barrier(); }
 
-	peak = outstanding = 0;
-	if (with_sleeper)
-		start_sleeper(&s, &t);
-	t0 = now_s();
-	n = produce_rcu(with_sleeper ? secs * 0.9 : secs, CALL_CAP, &capped);
-	if (with_sleeper)
-		pthread_join(t, NULL);
-	urcu_memb_barrier();
-	keep(f, with_sleeper, n, now_s() - t0, capped);
-}
+static const struct flavor_ops rcu_ops = { queue_rcu, barrier_rcu, rcu_lock, rcu_unlock };
 
 void bench_call_rcu(double secs, struct call_figures *f)
 {
 	urcu_memb_register_thread();   /* call_rcu() needs a registered caller */
-	run_rcu(secs, 0, f);
-	run_rcu(secs, 1, f);
+	run(&rcu_ops, secs, 0, f);
+	run(&rcu_ops, secs, 1, f);
 	urcu_memb_unregister_thread();
 }
 #endif
