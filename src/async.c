@@ -176,22 +176,19 @@ static bool worker_ensure(struct srcu_struct *sp, struct srcu__async *a)
 	return true;
 }
 
+/* Never blocks (start_poll_synchronize_srcu() may run inside a read-side
+ * section).  Without memory or a thread for a worker the request stays in
+ * gp_seq_needed: the next synchronize_srcu() on the domain, or a later
+ * kick that starts the worker, runs it. */
 void srcu__async_kick(struct srcu_struct *sp)
 {
 	struct srcu__async *a = async_get(sp);
 
-	if (!a) {
-		/* No memory for a worker: run the requested GP here. */
-		srcu__gp_wait_seq(sp, load_acquire(&sp->gp_seq_needed));
+	if (!a)
 		return;
-	}
 	pthread_mutex_lock(&a->lock);
-	if (!worker_ensure(sp, a)) {
-		pthread_mutex_unlock(&a->lock);
-		srcu__gp_wait_seq(sp, load_acquire(&sp->gp_seq_needed));
-		return;
-	}
-	pthread_cond_signal(&a->work);
+	if (worker_ensure(sp, a))
+		pthread_cond_signal(&a->work);
 	pthread_mutex_unlock(&a->lock);
 }
 
