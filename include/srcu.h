@@ -300,7 +300,8 @@ static inline int srcu_read_lock(struct srcu_struct *sp)
 	unsigned int w = srcu__load_word(&sp->lock_word);
 
 	/* Slow path: this thread's first section, a static domain's first
-	 * use, the fence backend, or misuse. */
+	 * use, the fence backend, or misuse.  Two tests, not one "||": clang
+	 * 14 turns the "||" into a setb and a second branch here. */
 	if (SRCU__UNLIKELY(!t))
 		return srcu__index(srcu__read_lock_slow(sp));
 	if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))

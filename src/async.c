@@ -107,14 +107,12 @@ static unsigned long run_batch(struct srcu_head *h, struct srcu_head **barriers)
  * a->lock held. */
 static void serve_callbacks(struct srcu_struct *sp, struct srcu__async *a)
 {
-	unsigned long n, taken = 0;
+	unsigned long n, taken = a->backlog;   /* no batch yet: all are queued */
 	struct srcu_head *h, *barriers = NULL;
 
 	a->batch = a->head;
 	a->head = NULL;
 	a->tail = &a->head;
-	for (h = a->batch; h; h = h->next)
-		taken++;
 	a->in_gp = true;
 	pthread_mutex_unlock(&a->lock);
 	/* A GP that begins after the take: every callback taken was queued
@@ -173,6 +171,19 @@ static bool worker_ensure(struct srcu_struct *sp, struct srcu__async *a)
 	if (pthread_create(&a->worker, NULL, worker_main, sp) != 0)
 		return false;
 	a->running = true;
+	return true;
+}
+
+/* Queue h for the worker, starting it if need be; false, with nothing
+ * queued, when no worker thread can be started.  Caller holds a->lock. */
+static bool enqueue(struct srcu_struct *sp, struct srcu__async *a, struct srcu_head *h)
+{
+	if (!worker_ensure(sp, a))
+		return false;
+	*a->tail = h;
+	a->tail = &h->next;
+	a->backlog++;
+	pthread_cond_signal(&a->work);
 	return true;
 }
 
@@ -248,25 +259,12 @@ void call_srcu(struct srcu_struct *sp, struct srcu_head *head,
 			a->overruns++;
 		}
 	}
-	*a->tail = head;
-	a->tail = &head->next;
-	a->backlog++;
-	a->queued++;
-	if (!worker_ensure(sp, a)) {
-		/* Take our callback back and run it here. */
-		struct srcu_head **p = &a->head;
-
-		while (*p != head)
-			p = &(*p)->next;
-		*p = NULL;
-		a->tail = p;
-		a->backlog--;
-		a->queued--;
+	if (!enqueue(sp, a, head)) {
 		pthread_mutex_unlock(&a->lock);
 		call_inline(sp, head);
 		return;
 	}
-	pthread_cond_signal(&a->work);
+	a->queued++;
 	pthread_mutex_unlock(&a->lock);
 }
 
@@ -313,13 +311,12 @@ void srcu_barrier(struct srcu_struct *sp)
 		return;
 	}
 	/* Queued last, run last: every callback queued before has run. */
-	*a->tail = &b.head;
-	a->tail = &b.head.next;
-	a->backlog++;
-	if (!worker_ensure(sp, a))
+	if (!enqueue(sp, a, &b.head)) {
+		char n[SRCU__NAME_LEN];
+
 		srcu__fatal("srcu_barrier(): no worker thread could be started for domain %s",
-			    sp->name ? sp->name : "?");
-	pthread_cond_signal(&a->work);
+			    srcu__name(sp, n, sizeof(n)));
+	}
 	while (!b.done)
 		pthread_cond_wait(&a->room, &a->lock);
 	pthread_mutex_unlock(&a->lock);

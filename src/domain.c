@@ -66,6 +66,12 @@ static void domain_set_id(struct srcu_struct *sp, unsigned int id)
 	store_release(&sp->lock_word, (uint16_t)(id * SRCU__SLOT_WORDS));
 }
 
+/* sp's id, read with acquire: its srcu__domains[] entry is set before. */
+static unsigned int id_acquire(struct srcu_struct *sp)
+{
+	return load_acquire(&sp->slot_word) / SRCU__SLOT_WORDS;
+}
+
 /* Bind sp to a fresh id. Caller holds srcu__registry_lock. */
 static int domain_bind(struct srcu_struct *sp)
 {
@@ -126,7 +132,7 @@ static SRCU__NORETURN void report_bad_id(struct srcu_struct *sp, bool dead,
 
 unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
 {
-	unsigned int id = load_acquire(&sp->slot_word) / SRCU__SLOT_WORDS;
+	unsigned int id = id_acquire(sp);
 
 	if (id >= SRCU__ID_FIRST) {
 		if (load_relaxed(&srcu__domains[id]) != sp)
@@ -165,7 +171,7 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 
 	if (!sp)
 		return -EINVAL;
-	id = load_acquire(&sp->slot_word) / SRCU__SLOT_WORDS;
+	id = id_acquire(sp);
 	if (id == SRCU__ID_DEAD)
 		return -EINVAL;
 	if (id == SRCU__ID_UNSET) {       /* static, never used */

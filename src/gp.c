@@ -201,9 +201,8 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 {
 	unsigned long seq = load_relaxed(&sp->gp_seq);
 	bool exp = ULONG_CMP_GE(load_relaxed(&sp->gp_exp_needed), seq + 4);
-	int idx;
-
 	long start = now_ns();
+	int idx;
 
 	if (exp)
 		stat_inc(&sp->stat_exp_gps);
@@ -349,11 +348,6 @@ unsigned long srcu__gp_snap(struct srcu_struct *sp)
 	return seq_snap(sp);
 }
 
-void srcu__gp_request(struct srcu_struct *sp, unsigned long s)
-{
-	seq_request(&sp->gp_seq_needed, s);
-}
-
 bool srcu__gp_needed(struct srcu_struct *sp)
 {
 	return ULONG_CMP_LT(load_acquire(&sp->gp_seq), load_acquire(&sp->gp_seq_needed));
@@ -386,22 +380,24 @@ void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s)
 
 /* ---- polled grace periods ---- */
 
-unsigned long get_state_synchronize_srcu(struct srcu_struct *sp)
+/* The cookie both calls return, with who's misuse messages. */
+static unsigned long polled_snap(struct srcu_struct *sp, const char *who)
 {
 	if (!sp)
-		srcu__fatal("get_state_synchronize_srcu() called with a NULL domain");
-	(void)srcu__domain_id(sp, "get_state_synchronize_srcu");
+		srcu__fatal("%s() called with a NULL domain", who);
+	(void)srcu__domain_id(sp, who);
 	return srcu__gp_snap(sp);
+}
+
+unsigned long get_state_synchronize_srcu(struct srcu_struct *sp)
+{
+	return polled_snap(sp, "get_state_synchronize_srcu");
 }
 
 unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp)
 {
-	unsigned long s;
+	unsigned long s = polled_snap(sp, "start_poll_synchronize_srcu");
 
-	if (!sp)
-		srcu__fatal("start_poll_synchronize_srcu() called with a NULL domain");
-	(void)srcu__domain_id(sp, "start_poll_synchronize_srcu");
-	s = srcu__gp_snap(sp);
 	seq_request(&sp->gp_seq_needed, s);
 	srcu__async_kick(sp);   /* its worker runs the GP if no updater does */
 	return s;

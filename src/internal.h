@@ -172,10 +172,9 @@ SRCU__HIDDEN bool srcu__readers_done(struct srcu_struct *sp, int idx);
  * bumps gp_event, so that waiting callers re-check and may take over. */
 SRCU__HIDDEN bool srcu__gp_trylock(struct srcu_struct *sp);
 /* gp_seq sharing, for the polled API and the call_srcu() worker: the
- * snapshot a caller takes now (after a full fence), a request that a GP
- * reach it, whether any request is unsatisfied, and the wait for one. */
+ * snapshot a caller takes now (after a full fence), whether any request
+ * (gp_seq_needed) is unsatisfied, and the wait for one. */
 SRCU__HIDDEN unsigned long srcu__gp_snap(struct srcu_struct *sp);
-SRCU__HIDDEN void srcu__gp_request(struct srcu_struct *sp, unsigned long s);
 SRCU__HIDDEN bool srcu__gp_needed(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s);
 SRCU__HIDDEN void srcu__gp_unlock(struct srcu_struct *sp);

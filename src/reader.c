@@ -321,13 +321,19 @@ void srcu__set_waiting_on(struct srcu_struct *sp)
 		store_release(&self->waiting_on, sp ? srcu__id_of(sp) : 0);
 }
 
+/* Sections open in slot s, both indices (negative: more unlocks than
+ * locks).  Unlocks first, as the scans read them. */
+static long slot_open(struct srcu__slot *s)
+{
+	unsigned long u = load_acquire(&s->unlock[0]) + load_acquire(&s->unlock[1]);
+
+	return (long)(load_acquire(&s->lock[0]) + load_acquire(&s->lock[1]) - u);
+}
+
 /* Does r's thread hold a section of domain id? */
 static bool holds(struct srcu__record *r, unsigned int id)
 {
-	struct srcu__slot *s = &r->slots[id];
-
-	return load_acquire(&s->unlock[0]) + load_acquire(&s->unlock[1]) !=
-	       load_acquire(&s->lock[0]) + load_acquire(&s->lock[1]);
+	return slot_open(&r->slots[id]) != 0;
 }
 
 #define CYCLE_MAX 16
@@ -399,7 +405,7 @@ bool srcu__self_in_reader(struct srcu_struct *sp)
 	if (!self)
 		return false;
 	s = &self->slots[srcu__id_of(sp)];
-	open = (long)(s->lock[0] + s->lock[1] - s->unlock[0] - s->unlock[1]);
+	open = slot_open(s);
 	if (open < 0) {
 		char t[64];
 

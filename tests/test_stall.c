@@ -60,6 +60,19 @@ static void stall_for(struct srcu_struct *d, long hold_ms)
 	join(t);
 }
 
+/* A domain named name with stall timeout ms, stalled for hold_ms, the
+ * reports recorded in *w. */
+static void stall_recorded(struct srcu_struct *d, const char *name, unsigned int ms,
+			   long hold_ms, struct seen *w)
+{
+	memset(w, 0, sizeof(*w));
+	REQUIRE(init_srcu_struct_named(d, name) == 0);
+	REQUIRE(srcu_set_stall_timeout(d, ms) == 0);
+	srcu_set_stall_handler(record_stall, w);
+	stall_for(d, hold_ms);
+	srcu_set_stall_handler(NULL, NULL);
+}
+
 /* Bugs caught: no report, a report that does not name the holder or the
  * domain, reports without backoff (report k comes at T * (2^k - 1) at the
  * earliest, so a fixed interval shows up as report 3 before 7T). */
@@ -69,12 +82,7 @@ static void test_reports_and_backoff(void)
 	struct srcu_stats st;
 	struct seen w;
 
-	memset(&w, 0, sizeof(w));
-	REQUIRE(init_srcu_struct_named(&d, "stall-dom") == 0);
-	REQUIRE(srcu_set_stall_timeout(&d, 40) == 0);
-	srcu_set_stall_handler(record_stall, &w);
-	stall_for(&d, 400);
-	srcu_set_stall_handler(NULL, NULL);
+	stall_recorded(&d, "stall-dom", 40, 400, &w);
 	CHECK(w.n >= 1);
 	CHECK(strstr(w.domain, "stall-dom") != NULL);
 	for (int i = 0; i < w.n; i++) {
@@ -95,12 +103,7 @@ static void test_disabled(void)
 	struct srcu_struct d;
 	struct seen w;
 
-	memset(&w, 0, sizeof(w));
-	REQUIRE(init_srcu_struct_named(&d, "quiet-dom") == 0);
-	REQUIRE(srcu_set_stall_timeout(&d, 0) == 0);
-	srcu_set_stall_handler(record_stall, &w);
-	stall_for(&d, 200);
-	srcu_set_stall_handler(NULL, NULL);
+	stall_recorded(&d, "quiet-dom", 0, 200, &w);
 	CHECK_EQ(w.n, 0);
 	REQUIRE(cleanup_srcu_struct(&d) == 0);
 }

@@ -25,8 +25,8 @@
  *
  * Flavours: srcu (the library as built), busted-nosync, busted-onescan,
  * busted-nofence, busted-cbnowait, busted-earlypoll (deliberately broken
- * grace periods, callbacks and cookies: the test of the test).  Exit status 0 only without failure; the last line is PASS or
- * FAIL: <reason>.
+ * grace periods, callbacks and cookies: the test of the test).  Exit
+ * status 0 only without failure; the last line is PASS or FAIL: <reason>.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -509,14 +509,11 @@ static void *writer(void *arg)
 	if (w->kind == WRITER_POLL)
 		return poll_writer(w);
 	while (!stopping()) {
-		struct tobj *fresh = pool_get(w), *old = w->head;
+		struct tobj *fresh = pool_get(w), *old;
 
 		if (!fresh)
 			break;
-		__atomic_store_n(&fresh->age, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&fresh->magic, MAGIC_LIVE, __ATOMIC_RELAXED);
-		srcu_assign_pointer(w->head, fresh);
-		__atomic_store_n(&old->age, 1, __ATOMIC_RELAXED);
+		old = replace_head(w, fresh);
 		old->next = w->retired;
 		w->retired = old;
 		if (rnd(&seed) % 1000 < exp_cut)
@@ -524,8 +521,7 @@ static void *writer(void *arg)
 		else
 			synchronize_srcu(w->dom);
 		age_retired(w);
-		__atomic_store_n(&w->gps, w->gps + 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&w->last_progress_ns, now_ns(), __ATOMIC_RELAXED);
+		note_progress(w);
 		if (rnd(&seed) % 8 == 0)
 			sleep_ns(1000 + rnd(&seed) % 50000);
 	}
