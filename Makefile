@@ -51,6 +51,7 @@ bench: all
 TORTURE_S ?= 60
 torture: all
 	$(BUILD)/srcu-torture --duration $(TORTURE_S) --json $(BUILD)/torture.json
+	$(BUILD)/srcu-torture --duration 20 --signal-storm --fork-storm
 	$(BUILD)/srcu-torture --flavor busted-nosync --duration 10 --stop-on-fail | grep -q '^FAIL: '
 	$(BUILD)/srcu-torture --flavor busted-onescan --duration 60 --stop-on-fail | grep -q '^FAIL: '
 	$(BUILD)/srcu-torture --flavor busted-cbnowait --duration 20 --stop-on-fail | grep -q '^FAIL: '

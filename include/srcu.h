@@ -279,15 +279,17 @@ static inline int srcu__index(int idx)
  * instruction, as the kernel's this_cpu_inc(), addressed through one
  * register: an indexed read-modify-write of memory ran twice as slowly
  * here (2.2 vs 1.0 ns per pair, measured in isolation), and a separate
- * load and store cost 1.25.  Elsewhere a relaxed load and store.  Orders
+ * load and store cost 1.25.  Elsewhere a relaxed atomic add (one LSE
+ * instruction or an LL/SC loop on arm64): a separate load and store would
+ * lose the counts of a signal handler's section that ran between them.
+ * One instruction is atomic against this thread's handlers too.  Orders
  * nothing by itself: the callers' barriers do. */
 #if defined(__x86_64__)
 #define srcu__owner_inc(p, n) \
 	__asm__ __volatile__("addq $1, %c1(%0)" :: "r"(p), "i"(8 * (n)) : "memory")
 #else
 #define srcu__owner_inc(p, n) \
-	__atomic_store_n((p) + (n), __atomic_load_n((p) + (n), __ATOMIC_RELAXED) + 1, \
-			 __ATOMIC_RELAXED)
+	((void)__atomic_fetch_add((p) + (n), 1, __ATOMIC_RELAXED))
 #endif
 
 /*
@@ -338,8 +340,8 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
 	srcu__barrier();
 	srcu__owner_inc(t + w, 2);   /* unlock[idx] */
 #else
-	__atomic_store_n(t + w + 2, __atomic_load_n(t + w + 2, __ATOMIC_RELAXED) + 1,
-			 __ATOMIC_RELEASE);
+	/* An RMW, not a load and a store: see srcu__owner_inc(). */
+	(void)__atomic_fetch_add(t + w + 2, 1, __ATOMIC_RELEASE);
 #endif
 	/* W: pairs with the membarrier after the GP sets its waiting flag in
 	 * sleep_until_done(): either its scan sees this count or we see

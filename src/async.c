@@ -16,9 +16,16 @@
  * inside a read-side section of the domain, and a worker thread (inside a
  * callback).  Their calls go past the limit and are counted as overruns.
  *
- * Locking: a->lock protects everything in struct srcu__async; callbacks
- * run without it.  sp->async is installed under the registry lock, so
- * that fork() (which holds the registry lock) sees every async's lock.
+ * Locking: a->lock protects everything in struct srcu__async but ->cursor;
+ * callbacks run without it.  sp->async is installed and removed under the
+ * registry lock, so that fork() (which holds the registry lock) sees every
+ * live async's lock and none that cleanup is freeing.
+ *
+ * fork(): the child has no worker.  A batch the parent's worker had taken
+ * goes back to the child's queue from ->cursor on: the callbacks that had
+ * run in the parent are done in the child's memory too and must not run
+ * again, and the one that was running at the fork is left unrun (its
+ * thread vanished part-way through it; running it again could free twice).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -35,6 +42,9 @@ struct srcu__async {
 	pthread_cond_t room;            /* callers: backlog shrank, barrier done */
 	struct srcu_head *head, **tail; /* queued, not yet taken */
 	struct srcu_head *batch;        /* taken, waiting for its GP or running */
+	struct srcu_head *cursor;       /* the batch's next callback not yet
+					 * started; the worker stores it
+					 * unlocked (for the fork child) */
 	unsigned long backlog;          /* queued + taken, not yet run */
 	unsigned long queued, invoked, blocked, overruns;
 	pthread_t worker;
@@ -84,13 +94,17 @@ static void barrier_complete(struct srcu_head *h);
 
 /* Run the batch's callbacks in order; its srcu_barrier() entries are
  * set aside on *barriers, completed once the batch is accounted for. */
-static unsigned long run_batch(struct srcu_head *h, struct srcu_head **barriers)
+static unsigned long run_batch(struct srcu__async *a, struct srcu_head *h,
+			       struct srcu_head **barriers)
 {
 	unsigned long n = 0;
 
 	while (h) {
 		struct srcu_head *next = h->next;   /* func may free h */
 
+		/* Before h starts: a fork from now on leaves h unrun in the
+		 * child (a single store, seen whole by the child's copy). */
+		store_relaxed(&a->cursor, next);
 		if (is_barrier(h)) {
 			h->next = *barriers;
 			*barriers = h;
@@ -111,6 +125,7 @@ static void serve_callbacks(struct srcu_struct *sp, struct srcu__async *a)
 	struct srcu_head *h, *barriers = NULL;
 
 	a->batch = a->head;
+	a->cursor = a->batch;
 	a->head = NULL;
 	a->tail = &a->head;
 	a->in_gp = true;
@@ -119,7 +134,7 @@ static void serve_callbacks(struct srcu_struct *sp, struct srcu__async *a)
 	 * before it, and the wait's final fence orders them after it. */
 	if (!SRCU__BUSTED(CBNOWAIT))
 		srcu__gp_wait_seq(sp, srcu__gp_snap(sp));
-	n = run_batch(a->batch, &barriers);
+	n = run_batch(a, a->batch, &barriers);
 	pthread_mutex_lock(&a->lock);
 	a->in_gp = false;
 	a->batch = NULL;
@@ -354,8 +369,12 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 		pthread_mutex_lock(&a->lock);
 	}
 	/* Callbacks pending, a GP the worker waits for (a reader is inside),
-	 * or a callback cleaning up its own domain. */
-	if (a->backlog || a->in_gp || worker_of == sp) {
+	 * a callback cleaning up its own domain, or a start_poll request the
+	 * worker has not yet taken up: the worker stays to run it, as the
+	 * cookie's owner will poll for it (and the domain stays live). */
+	if (a->backlog || a->in_gp || worker_of == sp || srcu__gp_needed(sp)) {
+		if (srcu__gp_needed(sp) && worker_ensure(sp, a))
+			pthread_cond_signal(&a->work);
 		pthread_mutex_unlock(&a->lock);
 		return -EBUSY;
 	}
@@ -367,7 +386,12 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 	} else {
 		pthread_mutex_unlock(&a->lock);
 	}
+	/* Under the registry lock: a fork_prepare() that read sp->async
+	 * before this has it locked until fork_parent(), and one after it
+	 * sees NULL, so none locks a freed async. */
+	pthread_mutex_lock(&srcu__registry_lock);
 	store_release(&sp->async, NULL);
+	pthread_mutex_unlock(&srcu__registry_lock);
 	pthread_cond_destroy(&a->work);
 	pthread_cond_destroy(&a->room);
 	pthread_mutex_destroy(&a->lock);
@@ -375,10 +399,14 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 	return 0;
 }
 
+/* Caller holds the registry lock, so sp->async cannot be freed here. */
 void srcu__async_fork_prepare(struct srcu_struct *sp)
 {
-	if (sp->async)
-		pthread_mutex_lock(&sp->async->lock);
+	struct srcu__async *a = sp->async;
+
+	SRCU__TORTURE_POINT(FORK_PREPARE, a);
+	if (a)
+		pthread_mutex_lock(&a->lock);
 }
 
 void srcu__async_fork_parent(struct srcu_struct *sp)
@@ -387,26 +415,43 @@ void srcu__async_fork_parent(struct srcu_struct *sp)
 		pthread_mutex_unlock(&sp->async->lock);
 }
 
-/* The child has no worker: a batch the parent's worker had taken goes
- * back to the front of the queue, and the next call_srcu() or
- * srcu_barrier() in the child starts a worker for it. */
+/* The child's queue: the unstarted rest of a taken batch (from the
+ * cursor), then the queued callbacks; srcu_barrier() entries dropped,
+ * since the threads waiting on them are not in the child.  Sets the
+ * backlog to what is left. */
+static void requeue_in_child(struct srcu__async *a)
+{
+	struct srcu_head *h = a->batch ? load_relaxed(&a->cursor) : NULL;
+	struct srcu_head *queued = a->head, *next;
+
+	a->head = NULL;
+	a->tail = &a->head;
+	a->backlog = 0;
+	for (int part = 0; part < 2; part++, h = queued) {
+		for (; h; h = next) {
+			next = h->next;
+			if (is_barrier(h))
+				continue;
+			h->next = NULL;
+			*a->tail = h;
+			a->tail = &h->next;
+			a->backlog++;
+		}
+	}
+	a->batch = a->cursor = NULL;
+}
+
+/* The child has no worker: what is left goes on its queue, and the next
+ * call_srcu() or srcu_barrier() in the child starts a worker for it.  The
+ * parent's worker may have been waiting for a GP: not the child's. */
 void srcu__async_fork_child(struct srcu_struct *sp)
 {
 	struct srcu__async *a = sp->async;
 
 	if (!a)
 		return;
-	if (a->batch) {
-		struct srcu_head *last = a->batch;
-
-		while (last->next)
-			last = last->next;
-		last->next = a->head;
-		if (!a->head)
-			a->tail = &last->next;
-		a->head = a->batch;
-		a->batch = NULL;
-	}
+	requeue_in_child(a);
+	a->in_gp = false;
 	a->running = false;
 	/* Waiters on these lived in other threads, gone with them. */
 	pthread_cond_init(&a->work, NULL);

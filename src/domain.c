@@ -84,14 +84,38 @@ static int domain_bind(struct srcu_struct *sp)
 	return 0;
 }
 
+/* Is sp a live domain?  Its words may be garbage (an uninitialized
+ * struct): they name an id below SRCU__MAX_IDS whatever they hold, and only
+ * a live domain at this very address is that id's entry.  Caller holds
+ * srcu__registry_lock. */
+static bool domain_live(struct srcu_struct *sp)
+{
+	unsigned int id = load_relaxed(&sp->slot_word) / SRCU__SLOT_WORDS;
+
+	return id >= SRCU__ID_FIRST && srcu__domains[id] == sp;
+}
+
+static SRCU__NORETURN void report_reinit(struct srcu_struct *sp)
+{
+	char n[SRCU__NAME_LEN];
+
+	srcu__fatal("init_srcu_struct() on domain %s, which is live (initialized and "
+		    "not cleaned up): its readers, grace periods and id would be lost; "
+		    "call cleanup_srcu_struct() first", srcu__name(sp, n, sizeof(n)));
+}
+
 int init_srcu_struct(struct srcu_struct *sp)
 {
 	int err;
 
 	if (!sp)
 		return -EINVAL;
-	memset(sp, 0, sizeof(*sp));
 	pthread_mutex_lock(&srcu__registry_lock);
+	if (domain_live(sp)) {
+		pthread_mutex_unlock(&srcu__registry_lock);
+		report_reinit(sp);
+	}
+	memset(sp, 0, sizeof(*sp));
 	err = domain_bind(sp);
 	pthread_mutex_unlock(&srcu__registry_lock);
 	if (err)

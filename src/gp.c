@@ -162,6 +162,7 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 			break;
 		stat_inc(&sp->stat_sleeps);
 		wait_on(wake_seq, seq, dl, srcu__stall_deadline(&watch));
+		srcu__check_unlocks(sp, idx ^ 1);   /* a stall caused by misuse? */
 		srcu__stall_check(sp, idx, &watch);
 	}
 	store_relaxed(waiting, 0);

@@ -113,7 +113,6 @@ struct srcu__record {
 	struct srcu__slot *slots;    /* SRCU__MAX_IDS slots, mmap()ed; immutable */
 	struct srcu__record *next;   /* registry list: append-only, never freed */
 	int tid;                     /* owning thread, 0 while on the free list */
-	struct srcu__record *next_free;
 	unsigned int index;          /* creation order: its bit in a srcu__scan */
 	unsigned int waiting_on;     /* domain id its thread synchronizes on, or 0 */
 };
@@ -126,6 +125,7 @@ struct srcu__record {
 struct srcu__scan {
 	unsigned long counted[SRCU__SCAN_BITS / (8 * sizeof(unsigned long))];
 	bool others;   /* a record owned by another thread than the caller */
+	unsigned long down_unlocks;   /* srcu_up_read() count in the unlock sum */
 };
 
 /* Head of the registry of all reader records (acquire-load to traverse). */
@@ -136,7 +136,11 @@ SRCU__HIDDEN unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx,
 					     struct srcu__scan *scan);
 SRCU__HIDDEN unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx,
 					   const struct srcu__scan *scan);
-/* Does the calling thread hold a read-side section of sp? */
+/* Abort, naming sp, if index idx has more unlocks than locks (an unlock
+ * given the wrong index); for a GP asleep on the other index. */
+SRCU__HIDDEN void srcu__check_unlocks(struct srcu_struct *sp, int idx);
+/* Does the calling thread hold a read-side section of sp?  Signal-safe
+ * against handlers' sections on this thread. */
 SRCU__HIDDEN bool srcu__self_in_reader(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__readers_init(void);
 SRCU__HIDDEN void srcu__readers_after_fork_child(void);

@@ -3,12 +3,12 @@
  *
  * A record holds one thread's lock/unlock counts for every domain, in a
  * flat table indexed by domain id: an mmap()ed reservation of
- * SRCU__MAX_IDS slots (2 MiB of address space) that gets memory one 4 KiB
+ * SRCU__MAX_IDS slots (512 KiB of address space) that gets memory one 4 KiB
  * page (128 ids) at a time, as the thread first counts in it.  Records are
  * created lazily (no registration), reached through initial-exec TLS, and
  * kept on an append-only registry list that grace-period scans walk
- * without a lock.  A record is never freed: when its thread exits it goes
- * on a free list, counts intact, and the next new thread reuses it.  Counts
+ * without a lock.  A record is never freed: when its thread exits it is
+ * released (->tid = 0), counts intact, and a new thread claims it.  Counts
  * only grow, and an exiting thread's counts are balanced first, so the
  * sums a scan computes stay exact across thread exit and reuse.
  *
@@ -18,9 +18,16 @@
  *    published, and never change; the head is published with release.
  *  - With the fence backend srcu__slots stays NULL, so every read-side
  *    call comes here and counts with locked RMWs.
- *  - Memory: per record (peak concurrent threads) 64 B, plus 4 KiB per
- *    range of 128 domain ids the thread has used: 32 B per (thread,
- *    domain) when ids are dense, which lowest-first allocation keeps them.
+ *  - Async-signal-safe: a thread's first section (in a signal handler
+ *    too) takes no lock and calls no malloc: a record is claimed with a
+ *    CAS on ->tid or created with mmap() (the record in its own table's
+ *    unused sentinel slots) and pushed with a CAS, with the
+ *    thread's signals blocked meanwhile, so that a handler's first section
+ *    cannot claim a second record under the interrupted one.
+ *  - Memory: per record (peak concurrent threads) 4 KiB per range of 128
+ *    domain ids the thread has used, the record itself included: 32 B
+ *    per (thread, domain) when ids are dense, which lowest-first
+ *    allocation keeps them.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -31,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 
 __thread struct srcu__slot *srcu__slots __attribute__((tls_model("initial-exec")));
@@ -38,7 +46,6 @@ static __thread struct srcu__record *self;
 unsigned int srcu__gp_waits[SRCU__MAX_IDS * SRCU__SLOT_WORDS];
 struct srcu__record *srcu__records;
 
-static struct srcu__record *free_records;   /* under srcu__registry_lock */
 static pthread_key_t exit_key;
 
 static void reader_exit(void *arg);
@@ -48,67 +55,99 @@ static SRCU__NORETURN void report_extra_unlock(struct srcu_struct *sp, const cha
 
 void srcu__readers_init(void)
 {
+	/* Created before main(), so among the process's first keys: glibc
+	 * keeps the first 32 keys' values in the thread descriptor and sets
+	 * them without allocating (my_record() may run in a handler). */
 	if (pthread_key_create(&exit_key, reader_exit) != 0)
 		srcu__fatal("pthread_key_create() failed: no thread-exit hook");
 }
 
 #define SLOTS_BYTES ((size_t)SRCU__MAX_IDS * sizeof(struct srcu__slot))
 
-static unsigned int record_count;   /* under srcu__registry_lock */
+/* The record lives in its own table, in the slots of the sentinel ids,
+ * which no count ever touches: no allocation beyond the mapping, and the
+ * page it is on is the one the thread's first domains count in anyway. */
+_Static_assert(sizeof(struct srcu__record) <= SRCU__ID_FIRST * sizeof(struct srcu__slot),
+	       "a reader record must fit in the sentinel ids' slots");
 
-/* A zeroed record linked into the registry. Caller holds the lock. */
-static struct srcu__record *record_new(void)
+static unsigned int record_count;   /* atomic: creation order */
+
+/* A new record owned by tid, pushed on the registry.  mmap() is
+ * async-signal-safe, malloc() is not. */
+static struct srcu__record *record_new(int tid)
 {
-	struct srcu__record *r = calloc(1, sizeof(*r));
-	void *slots;
-
-	if (!r)
-		return NULL;
 	/* Address space only: pages get memory when first written. */
-	slots = mmap(NULL, SLOTS_BYTES, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (slots == MAP_FAILED) {
-		free(r);
+	void *m = mmap(NULL, SLOTS_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	struct srcu__record *r, *head;
+
+	if (m == MAP_FAILED)
 		return NULL;
-	}
-	r->slots = slots;
-	r->index = record_count++;
-	r->next = srcu__records;
-	/* Pairs with the acquire loads of the head in the scans: they see a
-	 * complete record, ->slots and ->next set. */
-	store_release(&srcu__records, r);
+	r = m;
+	r->slots = m;
+	r->index = __atomic_fetch_add(&record_count, 1, __ATOMIC_RELAXED);
+	r->tid = tid;
+	head = load_relaxed(&srcu__records);
+	do
+		r->next = head;
+	while (!__atomic_compare_exchange_n(&srcu__records, &head, r, true,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+	/* The release pairs with the acquire loads of the head in the scans:
+	 * they see a complete record, ->slots, ->next and ->tid set. */
 	return r;
 }
 
-/* The calling thread's record, created or reused on first use. */
+/* A released record, now owned by tid, or NULL.  The acquire pairs with
+ * the release of ->tid = 0 in record_release(): the counts this thread
+ * goes on from are the ones the last owner balanced. */
+static struct srcu__record *record_claim(int tid)
+{
+	struct srcu__record *r;
+
+	for (r = load_acquire(&srcu__records); r; r = r->next) {
+		int free_tid = 0;
+
+		if (load_relaxed(&r->tid) == 0 &&
+		    __atomic_compare_exchange_n(&r->tid, &free_tid, tid, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return r;
+	}
+	return NULL;
+}
+
+/* The calling thread's record, claimed or created on first use.
+ * Async-signal-safe.  Signals are blocked while it runs, so a handler's
+ * section either finds self set or ran before this call began. */
 static struct srcu__record *my_record(void)
 {
 	struct srcu__record *r = self;
-	char t[64];
+	sigset_t all, old;
+	int tid;
 
 	if (r)
 		return r;
-	pthread_mutex_lock(&srcu__registry_lock);
-	r = free_records;
-	if (r)
-		free_records = r->next_free;
-	else
-		r = record_new();
-	if (r)
-		store_release(&r->tid, srcu__gettid());
-	pthread_mutex_unlock(&srcu__registry_lock);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	tid = srcu__gettid();
+	r = record_claim(tid);
+	if (!r)
+		r = record_new(tid);
+	if (!r) {
+		char t[64];
+
+		srcu__fatal("%s: out of memory for its reader record",
+			    srcu__thread_desc(t, sizeof(t)));
+	}
 	/* Pairs with the full fence before a check (the GP's start, or A of
 	 * the check before): a check whose unlock sum saw this record free
 	 * (or not yet listed) skips it in its lock sum too, so this thread's
 	 * sections must see everything published before that check began. */
 	srcu__smp_mb();
-	if (!r)
-		srcu__fatal("%s: out of memory for its reader record",
-			    srcu__thread_desc(t, sizeof(t)));
 	pthread_setspecific(exit_key, r);
 	self = r;
 	if (!load_relaxed(&srcu__fence_mode))
 		srcu__slots = r->slots;   /* the inline fast path may run now */
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return r;
 }
 
@@ -147,7 +186,11 @@ void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 			    "one that srcu_read_lock() returns (0 or 1)",
 			    srcu__name(sp, n, sizeof(n)), srcu__thread_desc(t, sizeof(t)), idx);
 	s = self ? &self->slots[id] : NULL;
-	if (!s || s->unlock[idx] == s->lock[idx])
+	/* Unlocks first: a signal handler's section between the two loads
+	 * raises both counts, so the lock count read second is still the
+	 * larger when this unlock has its lock.  The acquire keeps the
+	 * compiler from swapping the loads. */
+	if (!s || load_acquire(&s->unlock[idx]) == load_relaxed(&s->lock[idx]))
 		report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)), idx, "");
 	count_mb(&s->unlock[idx]);           /* C and W (fence backend) */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
@@ -183,6 +226,15 @@ static void report_extra_unlock(struct srcu_struct *sp, const char *thread, int 
 		    srcu__name(sp, n, sizeof(n)), thread, idx, found);
 }
 
+static SRCU__NORETURN void report_extra_up(struct srcu_struct *sp, int idx)
+{
+	char n[SRCU__NAME_LEN];
+
+	srcu__fatal("srcu_up_read() on domain %s more often than srcu_down_read() on "
+		    "index %d, found by a grace-period scan (an srcu_up_read() given the "
+		    "other section's index?)", srcu__name(sp, n, sizeof(n)), idx);
+}
+
 #define SCAN_WORD_BITS (8 * sizeof(unsigned long))
 
 static void scan_note(struct srcu__scan *scan, unsigned int i)
@@ -204,10 +256,11 @@ static bool scan_counted(const struct srcu__scan *scan, unsigned int i)
 unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__scan *scan)
 {
 	unsigned int id = srcu__id_of(sp);
-	unsigned long sum = load_acquire(&sp->down_unlock[idx]);
 	struct srcu__record *r;
+	unsigned long sum;
 
 	memset(scan, 0, sizeof(*scan));
+	sum = scan->down_unlocks = load_acquire(&sp->down_unlock[idx]);
 	for (r = load_acquire(&srcu__records); r; r = r->next) {
 		bool owned = load_acquire(&r->tid) != 0;
 
@@ -241,6 +294,8 @@ unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx, const struct srcu
 	unsigned long sum = load_acquire(&sp->down_lock[idx]);
 	struct srcu__record *r;
 
+	if (SRCU__UNLIKELY((long)(scan->down_unlocks - sum) > 0))
+		report_extra_up(sp, idx);
 	for (r = load_acquire(&srcu__records); r; r = r->next) {
 		struct srcu__slot *s = &r->slots[id];
 		unsigned long u, l;
@@ -259,6 +314,35 @@ unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx, const struct srcu
 		sum += l;
 	}
 	return sum;
+}
+
+/* A GP asleep on one index checks the other: an unlock counted on the
+ * wrong index leaves the one it waits for open forever and makes the
+ * other's unlocks exceed its locks, which no correct program does (each
+ * thread's lock precedes its unlock; unlocks are read first, acquire). */
+void srcu__check_unlocks(struct srcu_struct *sp, int idx)
+{
+	unsigned int id = srcu__id_of(sp);
+	unsigned long du = load_acquire(&sp->down_unlock[idx]);
+	struct srcu__record *r;
+
+	if (SRCU__UNLIKELY((long)(du - load_acquire(&sp->down_lock[idx])) > 0))
+		report_extra_up(sp, idx);
+	for (r = load_acquire(&srcu__records); r; r = r->next) {
+		struct srcu__slot *s = &r->slots[id];
+		unsigned long u;
+
+		if (!load_acquire(&r->tid))
+			continue;
+		u = load_acquire(&s->unlock[idx]);
+		if (SRCU__UNLIKELY((long)(u - load_acquire(&s->lock[idx])) > 0)) {
+			char t[32];
+
+			snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
+			report_extra_unlock(sp, t, idx, ", found by a grace-period scan "
+					    "(an unlock with the other section's index?)");
+		}
+	}
 }
 
 unsigned int srcu__reader_threads(struct srcu_struct *sp)
@@ -321,13 +405,34 @@ void srcu__set_waiting_on(struct srcu_struct *sp)
 		store_release(&self->waiting_on, sp ? srcu__id_of(sp) : 0);
 }
 
-/* Sections open in slot s, both indices (negative: more unlocks than
- * locks).  Unlocks first, as the scans read them. */
+static unsigned long slot_locks(struct srcu__slot *s)
+{
+	return load_acquire(&s->lock[0]) + load_acquire(&s->lock[1]);
+}
+
+/* Sections open in another thread's slot s, both indices (negative: more
+ * unlocks than locks).  Unlocks first, as the scans read them. */
 static long slot_open(struct srcu__slot *s)
 {
 	unsigned long u = load_acquire(&s->unlock[0]) + load_acquire(&s->unlock[1]);
 
-	return (long)(load_acquire(&s->lock[0]) + load_acquire(&s->lock[1]) - u);
+	return (long)(slot_locks(s) - u);
+}
+
+/* The same for the calling thread's own slot, where a signal handler's
+ * section may run between any two loads: it raises a lock and an unlock
+ * count, so a lock sum that did not move across the unlock sum means no
+ * handler section overlapped the reading (a moved one: read again).  The
+ * acquires keep the compiler from reordering the loads. */
+static long own_open(struct srcu__slot *s)
+{
+	unsigned long l, u;
+
+	do {
+		l = slot_locks(s);
+		u = load_acquire(&s->unlock[0]) + load_acquire(&s->unlock[1]);
+	} while (slot_locks(s) != l);
+	return (long)(l - u);
 }
 
 /* Does r's thread hold a section of domain id? */
@@ -405,7 +510,7 @@ bool srcu__self_in_reader(struct srcu_struct *sp)
 	if (!self)
 		return false;
 	s = &self->slots[srcu__id_of(sp)];
-	open = slot_open(s);
+	open = own_open(s);
 	if (open < 0) {
 		char t[64];
 
@@ -474,6 +579,12 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 			   srcu__thread_desc(t, sizeof(t)), open,
 			   sp ? srcu__name(sp, n, sizeof(n)) : "(cleaned up)");
 	store_release(&s->unlock[idx], s->lock[idx]);
+	/* W (exit): pairs with the fence after a GP sets its waiting flag in
+	 * sleep_until_done(), as W in srcu_read_unlock() does: either the
+	 * GP's scan sees the balanced count or this load sees the flag.  A
+	 * full fence: with the fence backend the GP's side is a plain fence,
+	 * not a membarrier, and a store then a load may otherwise reorder. */
+	srcu__smp_mb();
 	wake_if_waited(id, idx);
 }
 
@@ -485,23 +596,31 @@ static void record_end_all(struct srcu__record *r, bool report)
 	}
 }
 
+/* After its counts were balanced: pairs with the acquire in the scans'
+ * ->tid loads (seen free, seen balanced) and in record_claim(). */
 static void record_release(struct srcu__record *r)
 {
-	store_release(&r->tid, 0);   /* after its counts were balanced */
-	r->next_free = free_records;
-	free_records = r;
+	store_release(&r->tid, 0);
 }
 
+/* The thread-exit hook.  Signals stay blocked while the record is
+ * balanced and released: a handler's section in the middle would count
+ * on a record that another thread may claim next.  A handler that runs
+ * after it takes a new record, released by the next destructor round. */
 static void reader_exit(void *arg)
 {
 	struct srcu__record *r = arg;
+	sigset_t all, old;
 
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	self = NULL;
+	srcu__slots = NULL;
 	pthread_mutex_lock(&srcu__registry_lock);
 	record_end_all(r, true);
 	record_release(r);
 	pthread_mutex_unlock(&srcu__registry_lock);
-	self = NULL;
-	srcu__slots = NULL;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* In the child of fork(): the other threads are gone.  Their open sections
@@ -511,7 +630,6 @@ void srcu__readers_after_fork_child(void)
 {
 	struct srcu__record *r;
 
-	free_records = NULL;
 	for (r = srcu__records; r; r = r->next) {
 		if (r == self)
 			continue;

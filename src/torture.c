@@ -8,3 +8,4 @@
 
 int srcu__torture_flavor;
 void (*srcu__torture_reader_delay)(void);
+void (*srcu__torture_point)(enum srcu__torture_point p, void *arg);

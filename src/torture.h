@@ -20,12 +20,25 @@ enum srcu__torture_flavor {
 	SRCU_TORTURE_EARLYPOLL, /* a polled cookie is done one GP early */
 };
 
+/* Points in the library where a test may stop a thread, to open a race
+ * window that is otherwise nanoseconds wide. */
+enum srcu__torture_point {
+	SRCU_TORTURE_POINT_FORK_PREPARE,  /* fork handler: sp->async read, not
+					   * yet locked; arg: it (or NULL) */
+};
+
 #ifdef SRCU_TORTURE
 /* Set before the first grace period; read by gp.c. */
 extern int srcu__torture_flavor;
 #define SRCU__BUSTED(f) (srcu__torture_flavor == SRCU_TORTURE_##f)
+/* Called at each point when set (tests only), with what the code holds
+ * there (the point's comment says what). */
+extern void (*srcu__torture_point)(enum srcu__torture_point p, void *arg);
+#define SRCU__TORTURE_POINT(p, arg) \
+	do { if (srcu__torture_point) srcu__torture_point(SRCU_TORTURE_POINT_##p, (arg)); } while (0)
 #else
 #define SRCU__BUSTED(f) 0
+#define SRCU__TORTURE_POINT(p, arg) do { } while (0)
 #endif
 
 #endif /* SRCU_TORTURE_H */

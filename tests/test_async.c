@@ -280,6 +280,141 @@ static void check_poll_waits_for_reader(struct srcu_struct *d)
 	CHECK(poll_state_synchronize_srcu(d, c));
 }
 
+/* ---- fork while the worker is part-way through a batch ---- */
+
+#define BATCH 50
+
+struct counted {
+	struct srcu_head rh;
+	int runs;                     /* times its callback ran (this process) */
+};
+
+static struct counted batch_objs[BATCH];
+static int batch_started;
+
+static void counted_slow(struct srcu_head *h)
+{
+	struct counted *c = (struct counted *)h;
+
+	__atomic_fetch_add(&batch_started, 1, __ATOMIC_SEQ_CST);
+	c->runs++;
+	sleep_ms(2);                  /* widens the window for the fork */
+}
+
+/* In the child: the callbacks that had run in the parent must not run
+ * again; the ones not yet started run once; only the one running at the
+ * fork (its thread is gone mid-call) may be left unrun. */
+static int child_after_batch_fork(void)
+{
+	int twice = 0, never = 0;
+
+	alarm(20);
+	srcu_barrier(&dom);
+	for (int i = 0; i < BATCH; i++) {
+		twice += batch_objs[i].runs > 1;
+		never += batch_objs[i].runs == 0;
+	}
+	if (twice)
+		fprintf(stderr, "child: %d callbacks ran twice\n", twice);
+	if (never > 1)
+		fprintf(stderr, "child: %d callbacks never ran\n", never);
+	return twice ? 1 : never > 1 ? 2 : 0;
+}
+
+/*
+ * Bug caught: the worker runs a taken batch without its lock, and the
+ * child's fork handler put the whole batch back on the queue, callbacks
+ * already run included: the child ran them again (a double free when
+ * they free), in 552 of 574 children of the reviewer's loop.
+ */
+static void test_fork_mid_batch(void)
+{
+	for (int round = 0; round < 5; round++) {
+		int status;
+		pid_t pid;
+
+		memset(batch_objs, 0, sizeof(batch_objs));
+		__atomic_store_n(&batch_started, 0, __ATOMIC_SEQ_CST);
+		for (int i = 0; i < BATCH; i++)
+			call_srcu(&dom, &batch_objs[i].rh, counted_slow);
+		while (__atomic_load_n(&batch_started, __ATOMIC_SEQ_CST) < 5 + round * 5)
+			sleep_us(100);
+		pid = fork();
+		REQUIRE(pid >= 0);
+		if (pid == 0)
+			_exit(child_after_batch_fork());
+		REQUIRE(waitpid(pid, &status, 0) == pid);
+		CHECK_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+		srcu_barrier(&dom);
+		for (int i = 0; i < BATCH; i++)
+			CHECK_EQ(batch_objs[i].runs, 1);
+	}
+}
+
+/*
+ * Bug caught: the child inherited the parent's "worker waits for a GP"
+ * flag, and its cleanup_srcu_struct() spun at 100% CPU forever waiting
+ * for a worker that does not exist there.
+ */
+static void test_fork_while_worker_polls(void)
+{
+	struct srcu_struct d;
+	struct poll_holder p = { &d, 0, 0 };
+	pthread_t t;
+	pid_t pid;
+	int status, i;
+
+	REQUIRE(init_srcu_struct_named(&d, "fork-poll") == 0);
+	t = spawn(hold_d, &p);
+	flag_wait(&p.inside);
+	(void)start_poll_synchronize_srcu(&d);   /* the worker waits for p */
+	sleep_ms(20);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		alarm(20);                           /* the hang, as a failure */
+		_exit(cleanup_srcu_struct(&d) == 0 ? 0 : 1);
+	}
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+	flag_set(&p.release);
+	join(t);
+	for (i = 0; i < 5000 && cleanup_srcu_struct(&d) != 0; i++)
+		sleep_us(200);
+	CHECK(i < 5000);   /* the parent's request ran; cleaned up */
+}
+
+/*
+ * Bug caught: a cleanup_srcu_struct() that failed with -EBUSY (a reader
+ * inside) had stopped the worker before it saw a start_poll request: the
+ * cookie never completed unless someone else synchronized (200 of 200).
+ */
+static void test_poll_survives_busy_cleanup(void)
+{
+	struct srcu_struct d;
+	struct poll_holder p = { &d, 0, 0 };
+	unsigned long c;
+	pthread_t t;
+	int i;
+
+	REQUIRE(init_srcu_struct_named(&d, "poll-busy") == 0);
+	for (int round = 0; round < 20; round++) {
+		p.inside = p.release = 0;
+		t = spawn(hold_d, &p);
+		flag_wait(&p.inside);
+		c = start_poll_synchronize_srcu(&d);
+		CHECK_EQ(cleanup_srcu_struct(&d), -EBUSY);
+		flag_set(&p.release);
+		join(t);
+		for (i = 0; i < 10000 && !poll_state_synchronize_srcu(&d, c); i++)
+			sleep_us(200);
+		CHECK(poll_state_synchronize_srcu(&d, c));
+	}
+	for (i = 0; i < 5000 && cleanup_srcu_struct(&d) != 0; i++)
+		sleep_us(200);
+	CHECK(i < 5000);
+}
+
 static void test_polling_and_wrap(void)
 {
 	struct srcu_struct d;
@@ -334,24 +469,26 @@ static void test_stats(void)
 }
 
 /* Bug caught: misuse that would hang, reported instead. */
+static struct srcu_struct misuse_dom;
+
 static void barrier_inside_section(void)
 {
 	struct obj o = { { 0 }, LIVE, 0 };
 	int idx;
 
-	REQUIRE(init_srcu_struct_named(&dom, "async-misuse") == 0);
-	call_srcu(&dom, &o.rh, obj_free);
-	idx = srcu_read_lock(&dom);
-	srcu_barrier(&dom);
-	srcu_read_unlock(&dom, idx);
+	REQUIRE(init_srcu_struct_named(&misuse_dom, "async-misuse") == 0);
+	call_srcu(&misuse_dom, &o.rh, obj_free);
+	idx = srcu_read_lock(&misuse_dom);
+	srcu_barrier(&misuse_dom);
+	srcu_read_unlock(&misuse_dom, idx);
 }
 
 static void call_null_func(void)
 {
 	struct obj o;
 
-	REQUIRE(init_srcu_struct_named(&dom, "async-misuse") == 0);
-	call_srcu(&dom, &o.rh, NULL);
+	REQUIRE(init_srcu_struct_named(&misuse_dom, "async-misuse") == 0);
+	call_srcu(&misuse_dom, &o.rh, NULL);
 }
 
 int main(void)
@@ -365,6 +502,9 @@ int main(void)
 	test_callback_queues_callback();
 	test_fork();
 	test_polling_and_wrap();
+	test_fork_mid_batch();
+	test_fork_while_worker_polls();
+	test_poll_survives_busy_cleanup();
 	test_stats();
 	CHECK(dies_saying(barrier_inside_section, "srcu_barrier()", "'async-misuse'",
 			  "wait for itself", NULL));

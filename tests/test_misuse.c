@@ -127,6 +127,83 @@ static void lock_uninitialized(void)
 	srcu_read_lock(&junk);
 }
 
+/* Bug caught: a second init of a live domain was accepted silently; it
+ * dropped the domain's id (a leak) and its readers' counts, and a later
+ * fork deadlocked. */
+static void init_live_domain(void)
+{
+	make_named();
+	init_srcu_struct(&named);
+}
+
+/* A thread inside a section of idx 0 whose GP, run by another thread,
+ * has flipped to index 1 and sleeps waiting for it. */
+static void *background_sync(void *arg)
+{
+	(void)arg;
+	synchronize_srcu(&named);
+	return NULL;
+}
+
+static int lock_on_index(int want)
+{
+	for (;;) {
+		int idx = srcu_read_lock(&named);
+
+		if (idx == want)
+			return idx;
+		srcu_read_unlock(&named, idx);
+		sleep_us(100);
+	}
+}
+
+/*
+ * Bug caught: an unlock given the other section's index.  Here a section
+ * of index 0, then one of index 1 (after a GP flipped), then the first is
+ * ended with index 1: index 1 looks idle though its section is still
+ * open, and index 0 never drains, so the GP asleep on it hung forever.
+ * Now the sleeping GP's check of the other index finds more unlocks than
+ * locks and aborts, naming the domain (here at its first stall deadline).
+ */
+static void unlock_with_other_index(void)
+{
+	int a, b;
+
+	make_named();
+	srcu_set_stall_timeout(&named, 100);
+	srcu_set_stall_handler(NULL, NULL);
+	a = lock_on_index(0);
+	spawn(background_sync, NULL);
+	b = lock_on_index(1);        /* the GP flipped and waits for a */
+	srcu_read_unlock(&named, 1); /* meant: srcu_read_unlock(&named, a) */
+	srcu_read_unlock(&named, b);
+	(void)a;
+	sleep_ms(5000);              /* the GP's scan reports it meanwhile */
+}
+
+/* The same mistake with srcu_up_read(): the first up_read with the wrong
+ * index balances the other index against a section still open there;
+ * the next up_read of that index has no down_read left to match. */
+static void up_read_with_other_index(void)
+{
+	int a, b;
+
+	make_named();
+	a = srcu_down_read(&named);
+	while (a != 0) {                 /* a section of index 0 */
+		srcu_up_read(&named, a);
+		synchronize_srcu(&named);
+		a = srcu_down_read(&named);
+	}
+	spawn(background_sync, NULL);    /* flips, then waits for a */
+	while ((b = srcu_down_read(&named)) != 1) {
+		srcu_up_read(&named, b);
+		sleep_us(100);
+	}
+	srcu_up_read(&named, 1);         /* meant: srcu_up_read(&named, a) */
+	srcu_up_read(&named, b);
+}
+
 /* A sync on another domain from inside a section is legal: no abort. */
 static void sync_other_domain_inside_section(void)
 {
@@ -166,5 +243,10 @@ int main(void)
 	CHECK(dies_saying(sync_null, "NULL domain", NULL));
 	CHECK(dies_saying(lock_uninitialized, "never initialized", "'junk'", NULL));
 	CHECK(dies_saying(sync_other_domain_inside_section, NULL));
+	CHECK(dies_saying(init_live_domain, "init_srcu_struct()", "'misuse-domain'", "live",
+			  NULL));
+	CHECK(dies_saying(unlock_with_other_index, "without a matching srcu_read_lock()",
+			  "'misuse-domain'", NULL));
+	CHECK(dies_saying(up_read_with_other_index, "srcu_up_read()", "'misuse-domain'", NULL));
 	return check_report("test_misuse");
 }

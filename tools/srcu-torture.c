@@ -16,12 +16,18 @@
  *                [--async-writers N] [--poll-writers N]
  *                [--expedited-ratio R] [--seed X] [--flavor F] [--json FILE]
  *                [--reader-delay PERMILLE] [--stop-on-fail] [--no-chaos]
- *                [--stall S]
+ *                [--stall S] [--signal-storm] [--fork-storm]
  *
  * Writers: --writers call synchronize_srcu*(); --async-writers (default 1)
  * retire through call_srcu(), whose callback poisons; --poll-writers
  * (default 1) keep cookies from start_poll/get_state_synchronize_srcu()
  * and poison once poll_state_synchronize_srcu() says so.
+ *
+ * Chaos (on unless --no-chaos, see torture-chaos.c) adds, with
+ * --signal-storm, read-side sections in signal handlers every ~20 us on
+ * the writers and on short-lived reader threads (their first section and
+ * their exit under fire), and with --fork-storm a fork() every few ms
+ * whose child must finish the callbacks it inherited exactly once.
  *
  * Flavours: srcu (the library as built), busted-nosync, busted-onescan,
  * busted-nofence, busted-cbnowait, busted-earlypoll (deliberately broken
@@ -45,8 +51,6 @@
 #include "srcu-torture.h"
 #include "../src/torture.h"   /* the library's test-only hooks */
 
-#define MAGIC_LIVE   0x5AFE0B1Eu
-#define MAGIC_POISON 0xDEADBEEFu
 #define HIST         (PIPE_LEN + 1)
 
 struct torture_config cfg = {
@@ -110,7 +114,7 @@ void torture_fail(const char *fmt, ...)
 	va_list ap;
 
 	pthread_mutex_lock(&fail_lock);
-	if (failures++ == 0) {
+	if (__atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED) == 0) {
 		va_start(ap, fmt);
 		vsnprintf(first_failure, sizeof(first_failure), fmt, ap);
 		va_end(ap);
@@ -121,6 +125,11 @@ void torture_fail(const char *fmt, ...)
 	pthread_mutex_unlock(&fail_lock);
 	if (cfg.stop_on_fail)
 		__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+}
+
+unsigned long torture_failures(void)
+{
+	return __atomic_load_n(&failures, __ATOMIC_RELAXED);
 }
 
 static unsigned long failures_so_far(void)
@@ -428,6 +437,8 @@ static void async_done(struct srcu_head *h)
 	struct tobj *o = (struct tobj *)((char *)h - offsetof(struct tobj, rh));
 	struct writer *w = o->owner;
 
+	if (__atomic_load_n(&o->magic, __ATOMIC_RELAXED) == MAGIC_POISON)
+		torture_fail("a call_srcu() callback ran twice (its object was already poisoned)");
 	retire_done(o);
 	o->next = __atomic_load_n(&w->recycled, __ATOMIC_RELAXED);
 	while (!__atomic_compare_exchange_n(&w->recycled, &o->next, o, true,
@@ -654,10 +665,11 @@ static void write_json(const struct totals *t, double secs, const char *result)
 	for (k = 0; k < HIST; k++)
 		fprintf(f, "%s%lu", k ? ", " : "", t->batch[k]);
 	fprintf(f, "],\n  \"chaos\": {\"domains_churned\": %lu, \"threads_churned\": %lu, "
-		"\"forks\": %lu, \"signals\": %lu, \"ids_exhausted_at\": %lu, "
-		"\"exit_inside_reported\": %s},\n",
+		"\"forks\": %lu, \"signals\": %lu, \"handler_sections\": %lu, "
+		"\"ids_exhausted_at\": %lu, \"exit_inside_reported\": %s},\n",
 		chaos.domains_churned, chaos.threads_churned, chaos.forks, chaos.signals,
-		chaos.ids_exhausted_at, chaos.exit_inside_reported ? "true" : "false");
+		chaos.handler_sections, chaos.ids_exhausted_at,
+		chaos.exit_inside_reported ? "true" : "false");
 	fprintf(f, "  \"failures\": %lu, \"first_failure_s\": %.3f,\n", failures, first_failure_s);
 	fprintf(f, "  \"result\": \"");
 	for (const char *c = result; *c; c++)
@@ -684,9 +696,10 @@ static int report(void)
 	print_hist(stdout, "Reader Batch", t.batch);
 	if (cfg.chaos)
 		printf("chaos: %lu domains churned, %lu threads churned, %lu forks, %lu signals "
-		       "to updaters, ids exhausted after %lu domains, exit inside a section %s\n",
+		       "to updaters, %lu sections in signal handlers, ids exhausted after %lu "
+		       "domains, exit inside a section %s\n",
 		       chaos.domains_churned, chaos.threads_churned, chaos.forks, chaos.signals,
-		       chaos.ids_exhausted_at,
+		       chaos.handler_sections, chaos.ids_exhausted_at,
 		       chaos.exit_inside_reported ? "reported" : "not injected");
 	if (failures) {
 		printf("failures: %lu, the first after %.2f s\n", failures, first_failure_s);
@@ -762,6 +775,7 @@ static void usage(int status)
 		"                    [--async-writers N] [--poll-writers N]\n"
 		"                    [--expedited-ratio R] [--seed X] [--flavor F] [--json FILE]\n"
 		"                    [--reader-delay PERMILLE] [--stop-on-fail] [--no-chaos] [--stall S]\n"
+		"                    [--signal-storm] [--fork-storm]\n"
 		"flavors: srcu busted-nosync busted-onescan busted-nofence busted-cbnowait\n"
 		"         busted-earlypoll\n");
 	exit(status);
@@ -796,6 +810,8 @@ static void parse_options(int argc, char **argv)
 		{ "stop-on-fail", no_argument, 0, 'S' },
 		{ "no-chaos", no_argument, 0, 'C' },
 		{ "stall", required_argument, 0, 'T' },
+		{ "signal-storm", no_argument, 0, 'G' },
+		{ "fork-storm", no_argument, 0, 'F' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -816,6 +832,8 @@ static void parse_options(int argc, char **argv)
 		case 'R': cfg.reader_delay_permille = atoi(optarg); break;
 		case 'S': cfg.stop_on_fail = true; break;
 		case 'C': cfg.chaos = false; break;
+		case 'G': cfg.signal_storm = true; break;
+		case 'F': cfg.fork_storm = true; break;
 		case 'T': cfg.stall_s = atof(optarg); break;
 		case 'h': usage(0); break;
 		default: usage(2);

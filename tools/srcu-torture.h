@@ -19,6 +19,8 @@
 #include "srcu.h"
 
 #define PIPE_LEN 10   /* an object is poisoned and reused at this age */
+#define MAGIC_LIVE   0x5AFE0B1Eu
+#define MAGIC_POISON 0xDEADBEEFu
 
 /* A published object.  age: 0 while current, 1 once replaced, +1 after
  * each grace period that its writer waits for after that. */
@@ -59,6 +61,8 @@ struct torture_config {
 	int reader_delay_permille;   /* chance that a lock is delayed in the window */
 	bool stop_on_fail;
 	bool chaos;                  /* churn, fork, signals, exit-inside */
+	bool signal_storm;           /* chaos: sections in signal handlers */
+	bool fork_storm;             /* chaos: fork() every few ms */
 	double stall_s;              /* a writer without progress this long: FAIL */
 };
 
@@ -82,12 +86,15 @@ void sleep_ns(long ns);
 bool stopping(void);
 /* Record a failure: counted, the first one's reason kept for the report. */
 void torture_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Failures so far, without the lock (a fork child may read it). */
+unsigned long torture_failures(void);
 /* One complete, checked read-side section on a random writer's object. */
 void torture_read_once(unsigned int *seed);
 
 /* torture-chaos.c */
 struct chaos_stats {
 	unsigned long domains_churned, threads_churned, forks, signals;
+	unsigned long handler_sections;   /* signal storm: sections in handlers */
 	unsigned long ids_exhausted_at;   /* domains initialised before -ENOMEM */
 	bool exit_inside_reported;
 	long last_progress_ns;            /* the chaos thread's heartbeat */

@@ -13,6 +13,16 @@
  *   - a reader thread that exits inside its section: the library must
  *     report it on stderr and grace periods must go on (the monitor's
  *     deadline catches a hang);
+ *   - signal storm (--signal-storm): the signaller's handler runs a
+ *     checked read-side section, every 20 us, in the writers (mostly in
+ *     synchronize_srcu*(): its "inside my own section?" check must not be
+ *     fooled), and storm threads aim a timer at themselves from before
+ *     their first section to after their exit (record creation, nesting,
+ *     sleeping sections and the exit path, all interrupted);
+ *   - fork storm (--fork-storm): a fork() every 2-5 ms, mostly while a
+ *     call_srcu() worker is part-way through a batch of slow callbacks;
+ *     the child runs srcu_barrier(), and a callback that runs twice, in
+ *     the child or the parent, fails the run;
  *   - init_srcu_struct() failure: the id space is exhausted on purpose,
  *     -ENOMEM is checked, then every domain is cleaned up (nothing may
  *     leak: the ASan run's LeakSanitizer would say so).
@@ -26,13 +36,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "srcu-torture.h"
 
 struct chaos_stats chaos;
 
-static pthread_t chaos_threads[4];
+static pthread_t chaos_threads[8];
 static int nchaos;
 static pthread_t signal_targets[64];
 static int nsignal_targets;
@@ -187,7 +198,9 @@ static void fork_child_work(void)
 	_exit(cleanup_srcu_struct(&fresh) == 0 ? 0 : 4);
 }
 
-static void fork_once(void)
+/* Fork; the child runs child() (which exits), the parent fails the run
+ * with why unless the child exited with status 0. */
+static void fork_and_check(void (*child)(void), const char *why)
 {
 	int status;
 	pid_t pid;
@@ -197,9 +210,9 @@ static void fork_once(void)
 	if (pid < 0)
 		return;
 	if (pid == 0)
-		fork_child_work();
+		child();
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
-		torture_fail("a forked child could not use libsrcu (status %#x)", status);
+		torture_fail("%s (status %#x)", why, status);
 	__atomic_fetch_add(&chaos.forks, 1, __ATOMIC_RELAXED);
 }
 
@@ -243,12 +256,105 @@ static void inject_exit_inside(void)
 		torture_fail("a thread that exited inside a section of torture-0 was not reported");
 }
 
-/* ---- signals to updaters ---- */
+/* ---- signals to updaters, and the signal storm ---- */
+
+static unsigned long storm_bad_magic, storm_bad_age;
+
+/* A read-side section inside a signal handler: only async-signal-safe
+ * calls (the read side is), the object checked as a reader would, any
+ * failure noted in atomics and reported by chaos_stop(). */
+static void handler_section(void)
+{
+	static __thread unsigned int seed;
+	struct writer *w;
+	struct tobj *p;
+	int idx;
+
+	if (!seed)
+		seed = (unsigned int)(uintptr_t)&seed | 1;
+	w = &writers[rnd(&seed) % (unsigned int)(cfg.writers + cfg.async_writers +
+						 cfg.poll_writers)];
+	idx = srcu_read_lock(w->dom);
+	p = srcu_dereference(w->head, w->dom);
+	if (__atomic_load_n(&p->magic, __ATOMIC_RELAXED) != MAGIC_LIVE)
+		__atomic_fetch_add(&storm_bad_magic, 1, __ATOMIC_RELAXED);
+	else if (__atomic_load_n(&p->age, __ATOMIC_RELAXED) > 1)
+		__atomic_fetch_add(&storm_bad_age, 1, __ATOMIC_RELAXED);
+	srcu_read_unlock(w->dom, idx);
+	__atomic_fetch_add(&chaos.handler_sections, 1, __ATOMIC_RELAXED);
+}
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	__atomic_fetch_add(&signals_handled, 1, __ATOMIC_RELAXED);
+	if (cfg.signal_storm)
+		handler_section();
+}
+
+/* A timer that sends SIGUSR1 to the calling thread every period_ns. */
+static bool storm_timer_start(timer_t *t, long period_ns)
+{
+	struct itimerspec its = { { 0, period_ns }, { 0, period_ns } };
+	struct sigevent ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGUSR1;
+	ev._sigev_un._tid = gettid();
+	if (timer_create(CLOCK_MONOTONIC, &ev, t) != 0)
+		return false;
+	if (timer_settime(*t, 0, &its, NULL) != 0) {
+		timer_delete(*t);
+		return false;
+	}
+	return true;
+}
+
+struct stormed {
+	timer_t timer;
+	bool armed;
+	unsigned int seed;
+};
+
+/* Under its own storm from before its first section to after its exit
+ * (the storm loop deletes the timer once it has joined the thread). */
+static void *stormed_reader(void *arg)
+{
+	struct stormed *st = arg;
+
+	st->armed = storm_timer_start(&st->timer, 20 * 1000);
+	for (int i = 0; i < 20 && !stopping(); i++)
+		torture_read_once(&st->seed);
+	return NULL;
+}
+
+static void *storm_loop(void *arg)
+{
+	unsigned int seed = (unsigned int)(uintptr_t)arg | 1;
+
+	while (!stopping()) {
+		struct stormed st = { .seed = rnd(&seed) };
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, stormed_reader, &st) != 0)
+			continue;
+		pthread_join(t, NULL);
+		if (st.armed)
+			timer_delete(st.timer);
+		__atomic_fetch_add(&chaos.threads_churned, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void storm_check(void)
+{
+	if (storm_bad_magic)
+		torture_fail("%lu sections in signal handlers found their object poisoned",
+			     storm_bad_magic);
+	if (storm_bad_age)
+		torture_fail("%lu sections in signal handlers found their object too old",
+			     storm_bad_age);
 }
 
 void chaos_note_writer(pthread_t t)
@@ -263,7 +369,76 @@ static void *signaller(void *arg)
 	while (!stopping()) {
 		for (int i = 0; i < nsignal_targets; i++)
 			pthread_kill(signal_targets[i], SIGUSR1);
-		sleep_ns(200 * 1000);
+		sleep_ns(cfg.signal_storm ? 20 * 1000 : 200 * 1000);
+	}
+	return NULL;
+}
+
+/* ---- the fork storm ---- */
+
+/* Its own domain: the run's domains may hold srcu_down_read() sections
+ * at the fork, which stay open in the child, so a child could not wait
+ * for their grace periods.  A producer queues rounds of slow callbacks on
+ * it, so that most forks land while the worker is part-way through a
+ * batch; each callback counts its runs, and a count above one, in the
+ * parent or in a child after its srcu_barrier(), is a failure. */
+#define STORM_CBS 32
+
+struct storm_cb {
+	struct srcu_head rh;
+	int runs;
+};
+
+static struct srcu_struct storm_dom;
+static struct storm_cb storm_cbs[STORM_CBS];
+
+static void storm_cb_run(struct srcu_head *h)
+{
+	struct storm_cb *c = (struct storm_cb *)h;
+
+	c->runs++;
+	sleep_ns(50 * 1000);   /* the worker stays part-way through a batch */
+}
+
+static int storm_runs_above(int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < STORM_CBS; i++)
+		n += storm_cbs[i].runs > max;
+	return n;
+}
+
+static void *storm_producer(void *arg)
+{
+	(void)arg;
+	while (!stopping()) {
+		memset(storm_cbs, 0, sizeof(storm_cbs));
+		for (int i = 0; i < STORM_CBS; i++)
+			call_srcu(&storm_dom, &storm_cbs[i].rh, storm_cb_run);
+		srcu_barrier(&storm_dom);
+		if (storm_runs_above(1) || storm_runs_above(0) != STORM_CBS)
+			torture_fail("fork storm: a round's callbacks did not each run once");
+	}
+	return NULL;
+}
+
+/* The child finishes what it inherited: nothing may run twice. */
+static void fork_storm_child(void)
+{
+	alarm(20);   /* a hang in the child shows as a failure */
+	srcu_barrier(&storm_dom);
+	_exit(storm_runs_above(1) ? 5 : 0);
+}
+
+static void *fork_storm(void *arg)
+{
+	unsigned int seed = (unsigned int)(uintptr_t)arg | 1;
+
+	while (!stopping()) {
+		sleep_ns(2000000 + (long)(rnd(&seed) % 3000000));
+		fork_and_check(fork_storm_child,
+			       "a fork-storm child ran a callback twice, or hung");
 	}
 	return NULL;
 }
@@ -280,7 +455,7 @@ static void *chaos_main(void *arg)
 		__atomic_store_n(&chaos.last_progress_ns, now_ns(), __ATOMIC_RELAXED);
 		churn_one_domain(&seed);
 		if (now_ns() >= next_fork) {
-			fork_once();
+			fork_and_check(fork_child_work, "a forked child could not use libsrcu");
 			next_fork = now_ns() + 1500L * 1000 * 1000;
 		}
 		if (!exit_done && chaos.domains_churned >= 20) {
@@ -307,6 +482,17 @@ void chaos_start(void)
 	pthread_create(&chaos_threads[nchaos++], NULL, chaos_main, (void *)(uintptr_t)cfg.seed);
 	pthread_create(&chaos_threads[nchaos++], NULL, thread_churn, (void *)(uintptr_t)(cfg.seed + 1));
 	pthread_create(&chaos_threads[nchaos++], NULL, signaller, NULL);
+	if (cfg.signal_storm)
+		for (uintptr_t i = 0; i < 2; i++)
+			pthread_create(&chaos_threads[nchaos++], NULL, storm_loop,
+				       (void *)(uintptr_t)(cfg.seed + 7 + i));
+	if (cfg.fork_storm) {
+		if (init_srcu_struct_named(&storm_dom, "fork-storm") != 0)
+			torture_fail("init_srcu_struct() of the fork-storm domain failed");
+		pthread_create(&chaos_threads[nchaos++], NULL, storm_producer, NULL);
+		pthread_create(&chaos_threads[nchaos++], NULL, fork_storm,
+			       (void *)(uintptr_t)(cfg.seed + 11));
+	}
 }
 
 void chaos_stop(void)
@@ -314,6 +500,9 @@ void chaos_stop(void)
 	for (int i = 0; i < nchaos; i++)
 		pthread_join(chaos_threads[i], NULL);
 	chaos.signals = __atomic_load_n(&signals_handled, __ATOMIC_RELAXED);
+	storm_check();
+	if (cfg.fork_storm && cleanup_srcu_struct(&storm_dom) != 0)
+		torture_fail("cleanup_srcu_struct() of the idle fork-storm domain failed");
 	if (cleanup_srcu_struct(&fork_dom) != 0)
 		torture_fail("cleanup_srcu_struct() of the idle fork domain failed");
 }
