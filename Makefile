@@ -1,24 +1,30 @@
-# Thin wrapper over CMake.  `make check` builds and runs every test, then
-# the same suite under ASan+UBSan and under TSan, then a clang build.
+# Thin wrapper over CMake.  `make check` installs what the suites need
+# (scripts/deps.sh), builds and runs every test, then the same suite under
+# ASan+UBSan and under TSan, then a clang build, then the Spin model.
 BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE   ?= cmake
 PREFIX  ?= /usr/local
 CONFIG   = -DSRCU_WERROR=ON -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 CTEST    = ctest --output-on-failure -j$(JOBS)
+DEPS     = scripts/deps.sh
 
-.PHONY: all check test sanitize asan tsan clang bench torture model install clean
+.PHONY: all configure check test sanitize asan tsan clang bench torture model install clean
 
-all: $(BUILD)/Makefile
+all: configure
 	$(CMAKE) --build $(BUILD) -j$(JOBS)
 
-$(BUILD)/Makefile:
+# Configured on every call (a second or two): a peer installed since the
+# last call is found, and the PREFIX of this call is the one used.
+configure:
 	$(CMAKE) -S . -B $(BUILD) $(CONFIG)
 
 test: all
 	cd $(BUILD) && $(CTEST)
 
-check: test asan tsan clang
+check:
+	$(DEPS) check
+	$(MAKE) --no-print-directory test asan tsan clang model
 	@echo "make check: all suites passed"
 
 # Every test again under AddressSanitizer + UndefinedBehaviorSanitizer.
@@ -43,11 +49,18 @@ clang:
 	$(CMAKE) --build $(BUILD)-clang -j$(JOBS)
 	cd $(BUILD)-clang && $(CTEST)
 
-bench: all
+# The algorithm, model-checked with Spin: once per `make check`, printing
+# each verification as it starts and ends.
+model:
+	model/check.sh
+
+bench:
+	$(DEPS) bench
+	$(MAKE) --no-print-directory all
 	$(BUILD)/srcu-bench
 
-# 60 s of the correct flavour (TORTURE_S=... for longer), then proof that
-# the broken flavours are caught.
+# 60 s of the correct flavour (TORTURE_S=... for longer), the signal and
+# fork storms, then proof that the broken flavours are caught.
 TORTURE_S ?= 60
 torture: all
 	$(BUILD)/srcu-torture --duration $(TORTURE_S) --json $(BUILD)/torture.json
@@ -58,12 +71,9 @@ torture: all
 	$(BUILD)/srcu-torture --flavor busted-earlypoll --duration 20 --stop-on-fail | grep -q '^FAIL: '
 	@echo "make torture: correct flavour passed, busted flavours caught"
 
-# The algorithm, model-checked with Spin (also part of `make check`).
-model:
-	model/check.sh
-
+# PREFIX=... is honoured on every call (the configure step above uses it).
 install: all
-	$(CMAKE) --install $(BUILD)
+	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-clang

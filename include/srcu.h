@@ -24,8 +24,18 @@
 extern "C" {
 #endif
 
+/* The version of this header (srcu_version(): of the library loaded).
+ * CMakeLists.txt reads them: they are the project's one version. */
 #define SRCU_VERSION_MAJOR 0
 #define SRCU_VERSION_MINOR 1
+#define SRCU_VERSION_PATCH 0
+#define SRCU__STR2(x) #x
+#define SRCU__STR(x) SRCU__STR2(x)
+#define SRCU_VERSION_STRING SRCU__STR(SRCU_VERSION_MAJOR) "." \
+	SRCU__STR(SRCU_VERSION_MINOR) "." SRCU__STR(SRCU_VERSION_PATCH)
+/* For #if: 0x00MMmmpp. */
+#define SRCU_VERSION_NUMBER \
+	((SRCU_VERSION_MAJOR << 16) | (SRCU_VERSION_MINOR << 8) | SRCU_VERSION_PATCH)
 
 /* The library is built with -fvisibility=hidden; these are its exports. */
 #define SRCU__API __attribute__((visibility("default")))
@@ -142,6 +152,14 @@ SRCU__API unsigned long srcu_batches_completed(struct srcu_struct *sp);
 SRCU__API int  srcu_down_read(struct srcu_struct *sp);
 SRCU__API void srcu_up_read(struct srcu_struct *sp, int idx);
 SRCU__API const char *srcu_backend(void);
+/* "MAJOR.MINOR.PATCH" of the library loaded. */
+SRCU__API const char *srcu_version(void);
+/* Is the calling thread inside a srcu_read_lock() section of sp?  For
+ * assertions (the kernel's srcu_read_lock_held(), liburcu's
+ * rcu_read_ongoing()).  srcu_down_read() sections belong to no thread and
+ * do not count.  False for NULL, a never-used static or a cleaned-up
+ * domain.  Async-signal-safe. */
+SRCU__API bool srcu_read_lock_held(struct srcu_struct *sp);
 
 /* ---- Names (used in every message) ---- */
 SRCU__API int  init_srcu_struct_named(struct srcu_struct *sp, const char *name);
@@ -245,6 +263,28 @@ SRCU__API extern void (*srcu__torture_reader_delay)(void);
 #endif
 
 #define SRCU__UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ThreadSanitizer cannot see the grace period's ordering (membarrier, or
+ * the library's uninstrumented code), and would call a callback's free()
+ * and a reader's access a race.  In a program built with -fsanitize=thread
+ * each unlock therefore releases on its domain index's waiting flag, and
+ * the library (through a weak reference, so that a plain libsrcu.so works)
+ * acquires both of a domain's flags when a grace period has ended for a
+ * caller or a callback: happens-before from every section the GP waited
+ * for to what follows it.  Nothing is added to other builds. */
+#if defined(__SANITIZE_THREAD__)
+#define SRCU__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SRCU__TSAN 1
+#endif
+#endif
+#ifdef SRCU__TSAN
+void __tsan_release(void *addr);
+#define SRCU__TSAN_RELEASE(addr) __tsan_release((void *)(addr))
+#else
+#define SRCU__TSAN_RELEASE(addr) do { } while (0)
+#endif
 #define srcu__barrier() __asm__ __volatile__("" ::: "memory")
 
 /* Load one of a domain's 16-bit read-side words.  On x86-64 through asm,
@@ -333,6 +373,7 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
 	/* An unlock without its lock is caught by the next grace-period scan
 	 * (srcu__sum_locks()) or at thread exit, off this path. */
 	w += (unsigned int)idx;   /* lock[idx]'s word, and its GP-waiting flag's */
+	SRCU__TSAN_RELEASE(&srcu__gp_waits[w]);
 	/* C: the critical section before the count (a release store on
 	 * x86, where only the compiler may reorder it); pairs with A
 	 * (membarrier) in srcu__readers_done(). */
@@ -352,13 +393,16 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
 		srcu__wake_gp(w / SRCU__SLOT_WORDS);
 }
 
-/* Load an SRCU-protected pointer inside a read-side critical section of sp. */
-#define srcu_dereference(p, sp) \
-	__extension__({ (void)(sp); __atomic_load_n(&(p), __ATOMIC_ACQUIRE); })
+/* Load an SRCU-protected pointer inside a read-side critical section of
+ * sp.  Variadic so that sp may be any expression, commas included. */
+#define srcu_dereference(p, ...) \
+	__extension__({ (void)(__VA_ARGS__); __atomic_load_n(&(p), __ATOMIC_ACQUIRE); })
 
-/* Publish v in p: everything written to *v before is seen by readers. */
-#define srcu_assign_pointer(p, v) \
-	__extension__({ __typeof__(p) srcu__v_ = (v); \
+/* Publish v in p: everything written to *v before is seen by readers.
+ * Variadic so that v may be any expression, such as C++'s
+ * new T{a, {}}, whose commas the preprocessor would otherwise split. */
+#define srcu_assign_pointer(p, ...) \
+	__extension__({ __typeof__(p) srcu__v_ = (__VA_ARGS__); \
 			__atomic_store_n(&(p), srcu__v_, __ATOMIC_RELEASE); })
 
 #ifdef __cplusplus

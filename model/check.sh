@@ -8,16 +8,22 @@
 # SPDX-License-Identifier: MIT
 set -eu
 SPIN=${1:-spin}
-MODEL=$(cd "$(dirname "$0")" && pwd)/srcu.pml
+HERE=$(cd "$(dirname "$0")" && pwd)
+MODEL=$HERE/srcu.pml
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
 status=0
+count=0
+TOTAL=$(grep -c '^verify ' "$HERE/check.sh")
+echo "model: $TOTAL exhaustive verifications with $("$SPIN" -V 2>/dev/null | head -1)"
 
 # verify EXPECT NAME DEFINES...: EXPECT is "pass" or "fail".
 verify() {
 	expect=$1 name=$2
 	shift 2
+	count=$((count + 1))
+	printf 'model: [%2d/%d] %s ...\n' "$count" "$TOTAL" "$name"
 	"$SPIN" "$@" -a "$MODEL" >spin.log 2>&1 || { cat spin.log; exit 2; }
 	# -DSAFETY: assertions only; -DCOLLAPSE: compressed state vectors.
 	# pan.c is generated code: its warnings are not ours.
@@ -35,7 +41,7 @@ verify() {
 	fail:*) verdict="counterexample found, as it must be" ;;
 	*)      verdict="VIOLATION"; status=1; sed -n '/pan:1:/,/^$/p' pan.log ;;
 	esac
-	printf 'model: %-44s %9s states %6ss  %s\n' "$name ($*)" "$states" "${secs:-0}" "$verdict"
+	printf 'model:         %9s states %6ss  %s\n' "$states" "${secs:-0}" "$verdict"
 }
 
 # The algorithm as built: readers interleaved with the scans' per-thread

@@ -89,6 +89,11 @@ void srcu__heavy_mb(void)
 			    strerror(errno));
 }
 
+const char *srcu_version(void)
+{
+	return SRCU_VERSION_STRING;
+}
+
 const char *srcu_backend(void)
 {
 	return load_relaxed(&srcu__fence_mode) ? "fence" : "membarrier";

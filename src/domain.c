@@ -214,7 +214,9 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 		err = -EBUSY;             /* updaters waiting, or readers inside */
 	else
 		domain_unbind(sp, id);
-	srcu__gp_unlock(sp);   /* wakes a synchronize that arrived meanwhile */
+	srcu__gp_unlock(sp);
+	if (!err)
+		srcu__tsan_gp_done(id);   /* the caller may free sp now */   /* wakes a synchronize that arrived meanwhile */
 	return err;
 }
 

@@ -55,6 +55,28 @@ static inline unsigned int *srcu__gp_wake_seq(unsigned int id)
 	return &srcu__gp_waits[id * SRCU__SLOT_WORDS + SRCU__WAIT_SEQ];
 }
 
+/* The ThreadSanitizer annotations (see SRCU__TSAN in srcu.h): weak, so
+ * that they run only in a program that has the TSan runtime. */
+extern void __tsan_acquire(void *addr) __attribute__((weak));
+extern void __tsan_release(void *addr) __attribute__((weak));
+
+/* An unlock of index idx of domain id, for TSan: what the section did
+ * happens before the GP that waits for it. */
+static inline void srcu__tsan_unlock(unsigned int id, int idx)
+{
+	if (__tsan_release)
+		__tsan_release(srcu__gp_waiting(id, idx));
+}
+
+/* A grace period of domain id has ended for the caller. */
+static inline void srcu__tsan_gp_done(unsigned int id)
+{
+	if (__tsan_acquire) {
+		__tsan_acquire(srcu__gp_waiting(id, 0));
+		__tsan_acquire(srcu__gp_waiting(id, 1));
+	}
+}
+
 /* Wrap-safe "a is at or after b" for sequence numbers. */
 #define ULONG_CMP_GE(a, b) ((long)((a) - (b)) >= 0)
 #define ULONG_CMP_LT(a, b) ((long)((a) - (b)) < 0)

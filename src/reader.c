@@ -192,6 +192,7 @@ void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 	 * compiler from swapping the loads. */
 	if (!s || load_acquire(&s->unlock[idx]) == load_relaxed(&s->lock[idx]))
 		report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)), idx, "");
+	srcu__tsan_unlock(id, idx);
 	count_mb(&s->unlock[idx]);           /* C and W (fence backend) */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
 }
@@ -520,6 +521,18 @@ bool srcu__self_in_reader(struct srcu_struct *sp)
 	return open > 0;
 }
 
+bool srcu_read_lock_held(struct srcu_struct *sp)
+{
+	unsigned int id;
+
+	if (!sp)
+		return false;
+	id = load_acquire(&sp->slot_word) / SRCU__SLOT_WORDS;
+	if (id < SRCU__ID_FIRST || load_relaxed(&srcu__domains[id]) != sp)
+		return false;   /* never used, cleaned up, or not a domain */
+	return srcu__self_in_reader(sp);
+}
+
 /* ---- srcu_down_read / srcu_up_read: shared counters, atomic RMW ---- */
 
 int srcu_down_read(struct srcu_struct *sp)
@@ -553,6 +566,7 @@ void srcu_up_read(struct srcu_struct *sp, int idx)
 	if ((long)(load_relaxed(&sp->down_lock[idx]) - unlocks) <= 0)
 		srcu__fatal("srcu_up_read() on domain %s without a matching "
 			    "srcu_down_read() (index %d)", srcu__name(sp, n, sizeof(n)), idx);
+	srcu__tsan_unlock(id, idx);
 	count_mb(&sp->down_unlock[idx]);     /* C and W, as in srcu_read_unlock() */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
 }
@@ -578,6 +592,7 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 			   "domain %s; they are treated as ended",
 			   srcu__thread_desc(t, sizeof(t)), open,
 			   sp ? srcu__name(sp, n, sizeof(n)) : "(cleaned up)");
+	srcu__tsan_unlock(id, idx);
 	store_release(&s->unlock[idx], s->lock[idx]);
 	/* W (exit): pairs with the fence after a GP sets its waiting flag in
 	 * sleep_until_done(), as W in srcu_read_unlock() does: either the

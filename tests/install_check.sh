@@ -1,9 +1,12 @@
 #!/bin/sh
 # install_check.sh BUILD_DIR SOURCE_DIR: install into a scratch prefix and
 # build a program there as a user would (pkg-config srcu, both headers),
-# against the shared and against the static library.
+# against the shared and against the static library, then the same with
+# CMake's find_package(srcu CONFIG).
 # Bugs caught: a header or library missing from the install, a .pc file
-# that points at the configure-time prefix instead of where it lies.
+# that points at the configure-time prefix instead of where it lies, a
+# CMake package that does not import, symbols exported without a version
+# (src/libsrcu.map), man pages not installed.
 set -eu
 BUILD=$1 SRC=$2
 PREFIX=$(mktemp -d)
@@ -34,4 +37,29 @@ ${CC:-cc} -Wall -Wextra -Werror $CFLAGS "$PREFIX/user.c" $(pkg-config --libs src
 LD_LIBRARY_PATH=$LIBDIR "$PREFIX/user"
 ${CC:-cc} -Wall -Wextra -Werror $CFLAGS "$PREFIX/user.c" "$LIBDIR/libsrcu.a" -lpthread -o "$PREFIX/user_static"
 "$PREFIX/user_static"
-echo "install_check: PASS (installed, built with pkg-config, shared and static)"
+
+# Every exported symbol carries the version node of src/libsrcu.map.
+LIB=$(ls "$LIBDIR"/libsrcu.so.0.* | head -1)
+unversioned=$(objdump -T "$LIB" | grep -E ' D[FO] ' | grep -v -e '\*UND\*' -e 'LIBSRCU_0\.1' || true)
+if [ -n "$unversioned" ]; then
+	echo "install_check: exported without a version:"; echo "$unversioned"; exit 1
+fi
+[ -f "$PREFIX/share/man/man3/synchronize_srcu.3" ] || { echo "install_check: no man pages"; exit 1; }
+
+# A CMake user: find_package(srcu CONFIG), srcu::srcu and srcu::srcu_static.
+mkdir "$PREFIX/cmake-user"
+cp "$PREFIX/user.c" "$PREFIX/cmake-user/user.c"
+cat >"$PREFIX/cmake-user/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.16)
+project(user LANGUAGES C)
+find_package(srcu 0.1 CONFIG REQUIRED)
+add_executable(user_shared user.c)
+target_link_libraries(user_shared PRIVATE srcu::srcu)
+add_executable(user_static user.c)
+target_link_libraries(user_static PRIVATE srcu::srcu_static)
+CM
+cmake -S "$PREFIX/cmake-user" -B "$PREFIX/cmake-user/b" -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null
+cmake --build "$PREFIX/cmake-user/b" >/dev/null
+LD_LIBRARY_PATH=$LIBDIR "$PREFIX/cmake-user/b/user_shared"
+"$PREFIX/cmake-user/b/user_static"
+echo "install_check: PASS (installed; pkg-config and find_package(srcu), shared and static; symbols versioned; man pages)"

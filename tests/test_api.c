@@ -221,6 +221,48 @@ static void test_nest_and_overlap_counts(void)
 	CHECK_EQ(cleanup_srcu_struct(&s), 0);
 }
 
+static struct srcu_struct held_dom;
+static int held_in_thread = -1;
+
+static void *held_elsewhere(void *arg)
+{
+	(void)arg;
+	held_in_thread = srcu_read_lock_held(&held_dom);
+	return NULL;
+}
+
+/* Bug caught: srcu_read_lock_held() true outside a section (or in another
+ * thread than the holder's), false inside, or crashing on a domain that is
+ * NULL, never used or cleaned up. */
+static void test_read_lock_held(void)
+{
+	DEFINE_STATIC_SRCU(never_used);
+	struct srcu_struct other;
+	int a, b;
+
+	CHECK(!srcu_read_lock_held(NULL));
+	CHECK(!srcu_read_lock_held(&never_used));
+	REQUIRE(init_srcu_struct(&held_dom) == 0);
+	REQUIRE(init_srcu_struct(&other) == 0);
+	CHECK(!srcu_read_lock_held(&held_dom));
+	a = srcu_read_lock(&held_dom);
+	CHECK(srcu_read_lock_held(&held_dom));
+	CHECK(!srcu_read_lock_held(&other));       /* another domain */
+	join(spawn(held_elsewhere, NULL));
+	CHECK_EQ(held_in_thread, 0);                /* another thread */
+	b = srcu_read_lock(&held_dom);
+	srcu_read_unlock(&held_dom, a);
+	CHECK(srcu_read_lock_held(&held_dom));     /* b still open */
+	srcu_read_unlock(&held_dom, b);
+	CHECK(!srcu_read_lock_held(&held_dom));
+	a = srcu_down_read(&held_dom);              /* belongs to no thread */
+	CHECK(!srcu_read_lock_held(&held_dom));
+	srcu_up_read(&held_dom, a);
+	CHECK_EQ(cleanup_srcu_struct(&held_dom), 0);
+	CHECK(!srcu_read_lock_held(&held_dom));     /* cleaned up */
+	CHECK_EQ(cleanup_srcu_struct(&other), 0);
+}
+
 int main(void)
 {
 	watchdog(60);
@@ -232,5 +274,8 @@ int main(void)
 	test_cleanup_races_synchronize();
 	test_pointer_macros();
 	test_nest_and_overlap_counts();
+	test_read_lock_held();
+	CHECK(strcmp(srcu_version(), SRCU_VERSION_STRING) == 0);
+	CHECK(SRCU_VERSION_NUMBER >= 0x000100);
 	return check_report("test_api");
 }

@@ -14,6 +14,12 @@ struct config { int value; };
 static config first{1}, second{2};
 static config *current = &first;
 
+// Braced initializers carry commas the preprocessor would split: the
+// macros must take any expression.
+struct limits { int lo, hi; };
+struct settings { int id; limits range; };
+static settings *live = nullptr;
+
 int main()
 {
 	int idx = srcu_read_lock(&cxx_domain);
@@ -22,10 +28,21 @@ int main()
 	srcu_read_unlock(&cxx_domain, idx);
 	srcu_assign_pointer(current, &second);
 	synchronize_srcu(&cxx_domain);
+	srcu_assign_pointer(live, new settings{7, {1, 2}});
+	idx = srcu_read_lock(&cxx_domain);
+	bool held = srcu_read_lock_held(&cxx_domain);
+	settings *s = srcu_dereference(live, static_cast<srcu_struct *>(&cxx_domain));
+	int range = s->range.hi - s->range.lo;
+	srcu_read_unlock(&cxx_domain, idx);
+	bool held_after = srcu_read_lock_held(&cxx_domain);
+	srcu_assign_pointer(live, static_cast<settings *>(nullptr));
+	synchronize_srcu(&cxx_domain);
+	delete s;
 	int tag = srcu_gate_enter(&cxx_gate);
 	if (tag >= 0)
 		srcu_gate_exit(&cxx_gate, tag);
-	if (seen != 1 || srcu_batches_completed(&cxx_domain) != 1 || tag < 0 ||
+	if (seen != 1 || srcu_batches_completed(&cxx_domain) != 2 || tag < 0 ||
+	    !held || held_after || range != 1 ||
 	    srcu_gate_reset(&cxx_gate, reset_fn, nullptr) != 3) {
 		std::printf("test_cxx: FAIL\n");
 		return 1;

@@ -49,6 +49,7 @@ static const struct peer *const all_peers[] = {
 	     p##_it < all_peers + NALL && ((p = *p##_it), 1); p##_it++)
 
 static int quick;
+static void missing_peer_rows(void);
 static const char *only;   /* --only: figure numbers to run, e.g. "1,4" */
 
 /* Is figure n (1-8) selected?  All are, without --only. */
@@ -255,6 +256,7 @@ static void figure_read_cost(void)
 		       "libsrcu (.a)", st, st / base);
 		record("read_pair", "libsrcu-static", "ns_1thread", st, "ns");
 	}
+	missing_peer_rows();
 }
 
 static void figure_read_cost_under_updates(void)
@@ -912,12 +914,41 @@ static void print_machine(void)
 	uname(&u);
 	printf("srcu-bench: %s, %d CPUs, Linux %s, libsrcu backend %s%s\n", model, ncpu,
 	       u.release, srcu_backend(), quick ? ", --quick" : "");
-#ifndef HAVE_CK
-	printf("note: ck_epoch skipped: install libck-dev (apt-get install libck-dev) and rebuild\n");
-#endif
+}
+
+/* A peer that this build lacks is a row that says why, in every table. */
+static void missing_peer_rows(void)
+{
 #ifndef HAVE_URCU
-	printf("note: liburcu peers skipped: install liburcu-dev (apt-get install liburcu-dev) and rebuild\n");
+	printf("%-16s not built: liburcu-dev was missing when the build was configured "
+	       "(make bench installs it and reconfigures)\n", "urcu-*");
 #endif
+#ifndef HAVE_CK
+	printf("%-16s not built: libck-dev was missing when the build was configured "
+	       "(make bench installs it and reconfigures)\n", "ck_epoch");
+#endif
+}
+
+/* A run whose own relations fail says so: its figures are noise. */
+static void sanity_warnings(void)
+{
+	double floor_ns = lookup("read_pair", "tls-counter", "ns_1thread");
+	double srcu_ns = lookup("read_pair", "libsrcu", "ns_1thread");
+
+	if (floor_ns > 0 && srcu_ns > 0 && floor_ns > srcu_ns)
+		printf("warning: the floor (tls-counter, %.2f ns) came out slower than libsrcu "
+		       "(%.2f ns): a busy machine, or a CPU on which the floor's ++ then -- of one "
+		       "word (a dependency chain) costs more than libsrcu's two counters; it is "
+		       "no floor in this run\n", floor_ns, srcu_ns);
+	FOR_PEERS(p) {
+		double med = lookup("read_pair", p->name, "ns_1thread");
+		double lo = lookup("read_pair", p->name, "ns_1thread_min");
+		double hi = lookup("read_pair", p->name, "ns_1thread_max");
+
+		if (med > 0 && (hi - lo) / med > 0.20)
+			printf("warning: %s's read pair spread %.0f%% of its median (%.2f-%.2f ns): "
+			       "compare its ratio with care\n", p->name, 100 * (hi - lo) / med, lo, hi);
+	}
 }
 
 int main(int argc, char **argv)
@@ -925,6 +956,7 @@ int main(int argc, char **argv)
 	const char *json = NULL, *csv = NULL, *plot = NULL;
 	int callgrind = 1, read_pair_only = 0;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);   /* each line as it is measured, piped too */
 	self_path = argv[0];
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
@@ -979,6 +1011,7 @@ int main(int argc, char **argv)
 		figure_scaling();
 	if (wanted(8))
 		figure_call();
+	sanity_warnings();
 	if (json)
 		write_json(json);
 	if (csv)

@@ -1,0 +1,53 @@
+#!/bin/sh
+# scripts/deps.sh: install the Debian packages a make target needs, if any
+# is missing.  The one list of packages for the Makefile and .ci/run.
+#
+#   scripts/deps.sh build|check|bench|ci
+#
+# build: compile and test with gcc; check: + clang (the second compiler),
+# spin (the model), valgrind; bench: + the peers srcu-bench compares
+# (liburcu-dev, libck-dev) and gnuplot for its plots; ci: all of them.
+# As root it runs apt-get; otherwise sudo -n apt-get; if neither can, it
+# stops at once and prints the exact command to run.  Idempotent: nothing
+# is installed, and no package list fetched, when all are present.
+#
+# SPDX-License-Identifier: MIT
+set -eu
+
+BUILD="build-essential cmake pkg-config"
+CHECK="clang spin valgrind"
+BENCH="liburcu-dev libck-dev gnuplot-nox"
+
+case "${1:-}" in
+build) want="$BUILD" ;;
+check) want="$BUILD $CHECK" ;;
+bench) want="$BUILD $BENCH" ;;
+ci)    want="$BUILD $CHECK $BENCH" ;;
+*)     echo "usage: $0 build|check|bench|ci" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $want; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "deps: missing packages:$missing (no apt-get here: install them by hand)" >&2
+	exit 1
+fi
+if [ "$(id -u)" = 0 ]; then
+	run=""
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+	run="sudo -n"
+else
+	echo "deps: missing packages:$missing" >&2
+	echo "deps: run as root:  apt-get install -y --no-install-recommends$missing" >&2
+	exit 1
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine's package lists may be empty or stale: refresh once.
+$run apt-get update -qq
+$run apt-get install -y -qq --no-install-recommends $missing
