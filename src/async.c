@@ -103,8 +103,10 @@ static unsigned long run_batch(struct srcu__async *a, struct srcu_head *h,
 		struct srcu_head *next = h->next;   /* func may free h */
 
 		/* Before h starts: a fork from now on leaves h unrun in the
-		 * child (a single store, seen whole by the child's copy). */
-		store_relaxed(&a->cursor, next);
+		 * child (a single store, seen whole by the child's copy).  An
+		 * acquire RMW: h's own stores (its frees) cannot reach memory
+		 * before the cursor on weakly ordered CPUs. */
+		(void)__atomic_exchange_n(&a->cursor, next, __ATOMIC_ACQ_REL);
 		if (is_barrier(h)) {
 			h->next = *barriers;
 			*barriers = h;
@@ -373,7 +375,9 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 	 * worker has not yet taken up: the worker stays to run it, as the
 	 * cookie's owner will poll for it (and the domain stays live). */
 	if (a->backlog || a->in_gp || worker_of == sp || srcu__gp_needed(sp)) {
-		if (srcu__gp_needed(sp) && worker_ensure(sp, a))
+		/* Make sure someone works on it (a fork child has callbacks
+		 * but no worker until it calls call_srcu or srcu_barrier). */
+		if ((a->backlog || srcu__gp_needed(sp)) && worker_ensure(sp, a))
 			pthread_cond_signal(&a->work);
 		pthread_mutex_unlock(&a->lock);
 		return -EBUSY;
@@ -450,6 +454,14 @@ void srcu__async_fork_child(struct srcu_struct *sp)
 
 	if (!a)
 		return;
+	if (worker_of == sp) {
+		/* A callback called fork(): the child's only thread is this
+		 * worker, which goes on with its batch where it was. */
+		pthread_cond_init(&a->work, NULL);
+		pthread_cond_init(&a->room, NULL);
+		pthread_mutex_unlock(&a->lock);
+		return;
+	}
 	requeue_in_child(a);
 	a->in_gp = false;
 	a->running = false;

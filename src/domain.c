@@ -100,8 +100,9 @@ static SRCU__NORETURN void report_reinit(struct srcu_struct *sp)
 	char n[SRCU__NAME_LEN];
 
 	srcu__fatal("init_srcu_struct() on domain %s, which is live (initialized and "
-		    "not cleaned up): its readers, grace periods and id would be lost; "
-		    "call cleanup_srcu_struct() first", srcu__name(sp, n, sizeof(n)));
+		    "not cleaned up, or freed without cleanup_srcu_struct() and its memory "
+		    "reused): its readers, grace periods and id would be lost; call "
+		    "cleanup_srcu_struct() first", srcu__name(sp, n, sizeof(n)));
 }
 
 int init_srcu_struct(struct srcu_struct *sp)

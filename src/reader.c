@@ -128,6 +128,14 @@ static struct srcu__record *my_record(void)
 		return r;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	/* A handler between the look above and the block may have run this
+	 * thread's first section: use its record.  An atomic load, or the
+	 * compiler reuses the first (self's address never escapes). */
+	r = __atomic_load_n(&self, __ATOMIC_RELAXED);
+	if (r) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		return r;
+	}
 	tid = srcu__gettid();
 	r = record_claim(tid);
 	if (!r)
@@ -618,24 +626,24 @@ static void record_release(struct srcu__record *r)
 	store_release(&r->tid, 0);
 }
 
-/* The thread-exit hook.  Signals stay blocked while the record is
- * balanced and released: a handler's section in the middle would count
- * on a record that another thread may claim next.  A handler that runs
- * after it takes a new record, released by the next destructor round. */
+/* The thread-exit hook.  Signals are blocked from here to the thread's
+ * end, not restored: a handler's section while the record is balanced and
+ * released would count on a record that another thread may claim next,
+ * and one after it would claim a record that no destructor releases any
+ * more (the thread is past its last destructor round). */
 static void reader_exit(void *arg)
 {
 	struct srcu__record *r = arg;
-	sigset_t all, old;
+	sigset_t all;
 
 	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	self = NULL;
 	srcu__slots = NULL;
 	pthread_mutex_lock(&srcu__registry_lock);
 	record_end_all(r, true);
 	record_release(r);
 	pthread_mutex_unlock(&srcu__registry_lock);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* In the child of fork(): the other threads are gone.  Their open sections

@@ -351,6 +351,60 @@ static void test_fork_mid_batch(void)
 	}
 }
 
+/* ---- a callback that forks ---- */
+
+static struct counted cbfork_objs[4];
+static struct srcu_head cbfork_done;
+static int in_cb_child;
+static pid_t cb_child;
+
+static void cbfork_child_done(struct srcu_head *h)
+{
+	(void)h;
+	_exit(0);   /* the child's queue held nothing run before */
+}
+
+static void cbfork_run(struct srcu_head *h)
+{
+	struct counted *c = (struct counted *)h;
+
+	if (++c->runs > 1)
+		_exit(1);   /* ran twice (in the child) */
+	if (c == &cbfork_objs[1] && !in_cb_child) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			alarm(20);         /* a hang in the child fails it */
+			in_cb_child = 1;   /* this worker goes on in the child */
+		} else {
+			cb_child = pid;
+		}
+	}
+	if (in_cb_child && c == &cbfork_objs[3])
+		call_srcu(&dom, &cbfork_done, cbfork_child_done);
+}
+
+/*
+ * Bug caught (the review after the fix): a callback that calls fork()
+ * continues, in the child, as the child's worker, part-way through its
+ * batch; the fork handler also put the rest of that batch on the child's
+ * queue, so it ran twice there.
+ */
+static void test_callback_forks(void)
+{
+	int status;
+
+	memset(cbfork_objs, 0, sizeof(cbfork_objs));
+	for (int i = 0; i < 4; i++)
+		call_srcu(&dom, &cbfork_objs[i].rh, cbfork_run);
+	srcu_barrier(&dom);
+	REQUIRE(cb_child > 0);
+	REQUIRE(waitpid(cb_child, &status, 0) == cb_child);
+	CHECK_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ(cbfork_objs[i].runs, 1);
+}
+
 /*
  * Bug caught: the child inherited the parent's "worker waits for a GP"
  * flag, and its cleanup_srcu_struct() spun at 100% CPU forever waiting
@@ -503,6 +557,7 @@ int main(void)
 	test_fork();
 	test_polling_and_wrap();
 	test_fork_mid_batch();
+	test_callback_forks();
 	test_fork_while_worker_polls();
 	test_poll_survives_busy_cleanup();
 	test_stats();

@@ -9,8 +9,10 @@
  * backend's GP pairs with a plain fence, not a membarrier).  Store-load
  * reordering let both sides miss each other: the GP slept on with
  * balanced sums until the stall timer (forever with stall warnings off).
- * Here the stall timeout is 100 ms and every report with no reader left
- * is a lost wake-up.  Before the fix this fired within 10-60 s of a
+ * Here the stall timeout is 1 s and every report with no reader left is
+ * a lost wake-up.  (Not 100 ms: under ASan on a loaded machine a reader
+ * descheduled inside its few-microsecond section for 100 ms, leaving just
+ * as the report was made, once looked like one.)  Before the fix this fired within 10-60 s of a
  * similar loop; this test runs 5 s (13 lost wake-ups in a 30 s run before the fix, so it
  * catches the bug most of the time), srcu-torture runs longer.
  *
@@ -65,7 +67,7 @@ int main(int argc, char **argv)
 
 	watchdog((unsigned int)(run_ns / 1000000000LL) + 60);
 	REQUIRE(init_srcu_struct_named(&dom, "exit-test") == 0);
-	srcu_set_stall_timeout(&dom, 100);
+	srcu_set_stall_timeout(&dom, 1000);
 	srcu_set_stall_handler(on_stall, NULL);
 	/* Each exit inside a section is reported on stderr: thousands. */
 	fflush(stderr);
