@@ -74,6 +74,7 @@ static struct srcu__async *async_get(struct srcu_struct *sp)
 		pthread_cond_init(&a->work, NULL);
 		pthread_cond_init(&a->room, NULL);
 		a->tail = &a->head;
+		srcu__vg_quiet(&a->cursor, sizeof(a->cursor));   /* read by a fork child */
 		store_release(&sp->async, a);   /* pairs with async_of() */
 	}
 	pthread_mutex_unlock(&srcu__registry_lock);

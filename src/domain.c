@@ -79,6 +79,7 @@ static int domain_bind(struct srcu_struct *sp)
 
 	if (id < 0)
 		return -ENOMEM;
+	srcu__vg_quiet(sp, sizeof(*sp));   /* the GP engine's words: atomics */
 	srcu__domains[id] = sp;
 	domain_set_id(sp, (unsigned int)id);
 	return 0;
@@ -215,9 +216,9 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 		err = -EBUSY;             /* updaters waiting, or readers inside */
 	else
 		domain_unbind(sp, id);
-	srcu__gp_unlock(sp);
+	srcu__gp_unlock(sp);   /* wakes a synchronize that arrived meanwhile */
 	if (!err)
-		srcu__tsan_gp_done(id);   /* the caller may free sp now */   /* wakes a synchronize that arrived meanwhile */
+		srcu__hb_gp_end(id);   /* race detectors: the caller may free sp now */
 	return err;
 }
 

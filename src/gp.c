@@ -372,7 +372,7 @@ static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__d
 	/* What the caller does next is ordered after the GP, even when
 	 * another thread ran it. */
 	srcu__smp_mb();
-	srcu__tsan_gp_done(srcu__id_of(sp));
+	srcu__hb_gp_end(srcu__id_of(sp));
 }
 
 void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s)
@@ -414,7 +414,7 @@ bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie)
 	/* As at the end of synchronize(): what the caller does next (free
 	 * the object) is ordered after the grace period. */
 	srcu__smp_mb();
-	srcu__tsan_gp_done(srcu__id_of(sp));
+	srcu__hb_gp_end(srcu__id_of(sp));
 	return true;
 }
 

@@ -22,6 +22,7 @@
 
 #include "srcu.h"
 #include "torture.h"
+#include "vg.h"
 
 #define SRCU__HIDDEN __attribute__((visibility("hidden")))
 #define SRCU__NORETURN __attribute__((noreturn))
@@ -55,26 +56,31 @@ static inline unsigned int *srcu__gp_wake_seq(unsigned int id)
 	return &srcu__gp_waits[id * SRCU__SLOT_WORDS + SRCU__WAIT_SEQ];
 }
 
-/* The ThreadSanitizer annotations (see SRCU__TSAN in srcu.h): weak, so
- * that they run only in a program that has the TSan runtime. */
+/* Happens-before for race detectors, which see neither membarrier nor
+ * this library's code: ThreadSanitizer (see SRCU__TSAN in srcu.h; weak,
+ * so that they run only in a program that has the TSan runtime) and
+ * Helgrind (vg.h). */
 extern void __tsan_acquire(void *addr) __attribute__((weak));
 extern void __tsan_release(void *addr) __attribute__((weak));
 
-/* An unlock of index idx of domain id, for TSan: what the section did
- * happens before the GP that waits for it. */
-static inline void srcu__tsan_unlock(unsigned int id, int idx)
+/* An unlock of index idx of domain id: what the section did happens
+ * before the GP that waits for it. */
+static inline void srcu__hb_section_end(unsigned int id, int idx)
 {
 	if (__tsan_release)
 		__tsan_release(srcu__gp_waiting(id, idx));
+	srcu__vg_before(srcu__gp_waiting(id, idx));   /* the same for Helgrind */
 }
 
 /* A grace period of domain id has ended for the caller. */
-static inline void srcu__tsan_gp_done(unsigned int id)
+static inline void srcu__hb_gp_end(unsigned int id)
 {
 	if (__tsan_acquire) {
 		__tsan_acquire(srcu__gp_waiting(id, 0));
 		__tsan_acquire(srcu__gp_waiting(id, 1));
 	}
+	srcu__vg_after(srcu__gp_waiting(id, 0));
+	srcu__vg_after(srcu__gp_waiting(id, 1));
 }
 
 /* Wrap-safe "a is at or after b" for sequence numbers. */

@@ -47,6 +47,7 @@ unsigned int srcu__gp_waits[SRCU__MAX_IDS * SRCU__SLOT_WORDS];
 struct srcu__record *srcu__records;
 
 static pthread_key_t exit_key;
+static unsigned int record_count;   /* atomic: creation order */
 
 static void reader_exit(void *arg);
 static void wake_if_waited(unsigned int id, int idx);
@@ -60,6 +61,9 @@ void srcu__readers_init(void)
 	 * them without allocating (my_record() may run in a handler). */
 	if (pthread_key_create(&exit_key, reader_exit) != 0)
 		srcu__fatal("pthread_key_create() failed: no thread-exit hook");
+	srcu__vg_quiet(srcu__gp_waits, sizeof(srcu__gp_waits));
+	srcu__vg_quiet(&srcu__records, sizeof(srcu__records));
+	srcu__vg_quiet(&record_count, sizeof(record_count));
 }
 
 #define SLOTS_BYTES ((size_t)SRCU__MAX_IDS * sizeof(struct srcu__slot))
@@ -70,7 +74,6 @@ void srcu__readers_init(void)
 _Static_assert(sizeof(struct srcu__record) <= SRCU__ID_FIRST * sizeof(struct srcu__slot),
 	       "a reader record must fit in the sentinel ids' slots");
 
-static unsigned int record_count;   /* atomic: creation order */
 
 /* A new record owned by tid, pushed on the registry.  mmap() is
  * async-signal-safe, malloc() is not. */
@@ -83,6 +86,7 @@ static struct srcu__record *record_new(int tid)
 
 	if (m == MAP_FAILED)
 		return NULL;
+	srcu__vg_quiet(m, SLOTS_BYTES);   /* counts: owner-written, scanned */
 	r = m;
 	r->slots = m;
 	r->index = __atomic_fetch_add(&record_count, 1, __ATOMIC_RELAXED);
@@ -200,7 +204,7 @@ void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 	 * compiler from swapping the loads. */
 	if (!s || load_acquire(&s->unlock[idx]) == load_relaxed(&s->lock[idx]))
 		report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)), idx, "");
-	srcu__tsan_unlock(id, idx);
+	srcu__hb_section_end(id, idx);
 	count_mb(&s->unlock[idx]);           /* C and W (fence backend) */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
 }
@@ -574,7 +578,7 @@ void srcu_up_read(struct srcu_struct *sp, int idx)
 	if ((long)(load_relaxed(&sp->down_lock[idx]) - unlocks) <= 0)
 		srcu__fatal("srcu_up_read() on domain %s without a matching "
 			    "srcu_down_read() (index %d)", srcu__name(sp, n, sizeof(n)), idx);
-	srcu__tsan_unlock(id, idx);
+	srcu__hb_section_end(id, idx);
 	count_mb(&sp->down_unlock[idx]);     /* C and W, as in srcu_read_unlock() */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
 }
@@ -600,7 +604,7 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 			   "domain %s; they are treated as ended",
 			   srcu__thread_desc(t, sizeof(t)), open,
 			   sp ? srcu__name(sp, n, sizeof(n)) : "(cleaned up)");
-	srcu__tsan_unlock(id, idx);
+	srcu__hb_section_end(id, idx);
 	store_release(&s->unlock[idx], s->lock[idx]);
 	/* W (exit): pairs with the fence after a GP sets its waiting flag in
 	 * sleep_until_done(), as W in srcu_read_unlock() does: either the

@@ -10,6 +10,13 @@
  * reviewer's program).  The header now releases at each unlock and the
  * library acquires when a grace period ends for its caller (srcu.h,
  * SRCU__TSAN).  Run with TSAN_OPTIONS=halt_on_error=1:exitcode=66.
+ *
+ * The same source, built with -DSRCU_HELGRIND and without TSan, is
+ * test_helgrind_user: Helgrind must report nothing either (the library
+ * annotates grace periods and quiets its own lock-free words, vg.h; the
+ * header's -DSRCU_HELGRIND annotates pointer publication).
+ *
+ * Usage: test_tsan_user [ROUNDS [READER_PAUSE_US]]
  */
 #include "check.h"
 
@@ -24,6 +31,7 @@ static struct srcu_struct dom;
 static struct cfg *cur;
 static int stop;
 static long bad;
+static int reader_pause_us;   /* under Valgrind: let the updater run */
 
 static void *reader(void *arg)
 {
@@ -38,6 +46,8 @@ static void *reader(void *arg)
 			__atomic_fetch_add(&bad, 1, __ATOMIC_RELAXED);
 		srcu_read_unlock(&dom, idx);
 		n++;
+		if (reader_pause_us)
+			sleep_us(reader_pause_us);
 	}
 	return (void *)n;
 }
@@ -58,8 +68,11 @@ static struct cfg *publish(int i)
 	return old;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int rounds = argc > 1 ? atoi(argv[1]) : 600;
+
+	reader_pause_us = argc > 2 ? atoi(argv[2]) : 0;
 	pthread_t r[2];
 
 	watchdog(60);
@@ -67,7 +80,7 @@ int main(void)
 	publish(0);
 	for (int i = 0; i < 2; i++)
 		r[i] = spawn(reader, NULL);
-	for (int i = 1; i <= 600; i++) {
+	for (int i = 1; i <= rounds; i++) {
 		struct cfg *old = publish(i);
 
 		switch (i % 3) {

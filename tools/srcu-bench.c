@@ -14,7 +14,8 @@
  * after a reader held its section 10 ms; (6) isolation: synchronize on
  * one domain while a reader of another sleeps; (7) scaling with the
  * threads that used a domain and with the number of domains.  Every
- * figure is also a row of --json/--csv; --plot draws PNGs with gnuplot.
+ * figure is also a row of --json/--csv; --plot draws a PNG per figure and
+ * unit (min-max error bars) and the latency CDF, with gnuplot.
  * The last line is a greppable SUMMARY.
  *
  * SPDX-License-Identifier: MIT
@@ -30,6 +31,7 @@
 
 #include "peers.h"
 #include "bench_call.h"
+#include "bench_results.h"
 #include "srcu.h"
 
 /* Every peer, in the order of the tables. */
@@ -61,28 +63,6 @@ static int wanted(int n)
 }
 static int ncpu;
 static const char *self_path;
-
-/* ---- results, for --json and --csv ---- */
-
-struct result { const char *figure, *peer, *metric, *unit; double value; };
-static struct result results[1024];
-static int nresults;
-
-static void record(const char *figure, const char *peer, const char *metric,
-		   double value, const char *unit)
-{
-	if (nresults < (int)(sizeof(results) / sizeof(results[0])))
-		results[nresults++] = (struct result){ figure, peer, metric, unit, value };
-}
-
-static double lookup(const char *figure, const char *peer, const char *metric)
-{
-	for (int i = 0; i < nresults; i++)
-		if (!strcmp(results[i].figure, figure) && !strcmp(results[i].peer, peer) &&
-		    !strcmp(results[i].metric, metric))
-			return results[i].value;
-	return 0;
-}
 
 static double now_s(void)
 {
@@ -767,46 +747,13 @@ static void measure_instructions(void)
 
 /* ---- output files ---- */
 
-static void write_json(const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f) {
-		perror(path);
-		return;
-	}
-	fprintf(f, "{\n  \"machine\": {\"cpus\": %d, \"backend\": \"%s\", \"quick\": %s},\n"
-		"  \"results\": [\n", ncpu, srcu_backend(), quick ? "true" : "false");
-	for (int i = 0; i < nresults; i++)
-		fprintf(f, "    {\"figure\": \"%s\", \"peer\": \"%s\", \"metric\": \"%s\", "
-			"\"value\": %.6g, \"unit\": \"%s\"}%s\n", results[i].figure, results[i].peer,
-			results[i].metric, results[i].value, results[i].unit,
-			i + 1 < nresults ? "," : "");
-	fprintf(f, "  ]\n}\n");
-	fclose(f);
-}
-
-static void write_csv(const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f) {
-		perror(path);
-		return;
-	}
-	fprintf(f, "figure,peer,metric,value,unit\n");
-	for (int i = 0; i < nresults; i++)
-		fprintf(f, "%s,%s,%s,%.6g,%s\n", results[i].figure, results[i].peer,
-			results[i].metric, results[i].value, results[i].unit);
-	fclose(f);
-}
-
-/* Two PNGs: read-side cost per peer, and the idle grace-period latency
- * distribution (CDF) per peer. */
+/* The idle grace-period latency CDF per peer (each its own colour and
+ * dash pattern), then one chart per figure (bench_results.c). */
 static void write_plots(const char *dir)
 {
 	char path[4200], cmd[8600];
-	FILE *f;
+	int charts, cdfs = 0;
+	FILE *f, *gp;
 
 	if (system("gnuplot --version >/dev/null 2>&1") != 0) {
 		printf("note: --plot needs gnuplot (apt-get install gnuplot-nox)\n");
@@ -815,45 +762,40 @@ static void write_plots(const char *dir)
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
 	if (system(cmd) != 0)
 		return;
-	snprintf(path, sizeof(path), "%s/read_pair.dat", dir);
-	if (!(f = fopen(path, "w")))
-		return;
-	for (int i = 0; i < nresults; i++)
-		if (!strcmp(results[i].figure, "read_pair") && !strcmp(results[i].metric, "ns_1thread"))
-			fprintf(f, "\"%s\" %g %g\n", results[i].peer, results[i].value,
-				lookup("read_pair", results[i].peer, "ns_allcores"));
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/gp_latency.dat", dir);
+	snprintf(path, sizeof(path), "%s/gp_latency_cdf.dat", dir);
 	if (!(f = fopen(path, "w")))
 		return;
 	for (size_t p = 0; p < NALL; p++) {
 		int n = idle_nsamples[p];
 
 		if (!n)
-			continue;
+			continue;   /* figure 3 not run, or not for this peer */
 		fprintf(f, "\"%s\" 0\n", all_peers[p]->name);   /* columnheader(1) */
 		qsort(idle_samples[p], (size_t)n, sizeof(double), cmp_double);
 		for (int k = 0; k < n; k++)
 			fprintf(f, "%g %g\n", idle_samples[p][k], (double)(k + 1) / n);
 		fprintf(f, "\n\n");
+		cdfs++;
 	}
 	fclose(f);
 	snprintf(path, sizeof(path), "%s/plots.gp", dir);
-	if (!(f = fopen(path, "w")))
+	if (!(gp = fopen(path, "w")))
 		return;
-	fprintf(f, "set terminal png size 1000,600 noenhanced\nset output '%s/read_pair.png'\n"
-		"set title 'read-side pair cost (ns, lower is better)'\nset style data histograms\n"
-		"set style fill solid 0.8\nset logscale y\nset xtics rotate by -30\n"
-		"plot '%s/read_pair.dat' using 2:xtic(1) title '1 thread', '' using 3 title 'all cores'\n"
-		"reset\nset terminal png size 1000,600 noenhanced\nset output '%s/gp_latency.png'\n"
-		"set title 'synchronize latency, idle reader (CDF)'\nset xlabel 'us'\n"
-		"set logscale x\nset ylabel 'fraction of calls'\nset key bottom right\n"
-		"plot for [i=0:%d] '%s/gp_latency.dat' index i using 1:2 with lines lw 2 "
-		"title columnheader(1)\n", dir, dir, dir, (int)NALL - 1, dir);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "gnuplot '%s/plots.gp' 2>/dev/null", dir);
+	if (cdfs)
+		fprintf(gp, "set terminal png size 1100,600 noenhanced\n"
+			"set output '%s/gp_latency_cdf.png'\n"
+			"set title 'synchronize latency, idle reader (CDF)'\nset xlabel 'us'\n"
+			"set logscale x\nset ylabel 'fraction of calls'\nset key bottom right\n"
+			"colors = '%s'\n"
+			"plot for [i=0:%d] '%s/gp_latency_cdf.dat' index i using 1:2 with linespoints "
+			"lw 2 lc rgb word(colors, i + 1) pt i + 1 pn 8 title columnheader(1)\n",
+			dir, BENCH_COLORS, cdfs - 1, dir);
+	charts = (cdfs > 0) + write_figure_plots(dir, gp);
+	fclose(gp);
+	snprintf(cmd, sizeof(cmd), "gnuplot '%s/plots.gp'", dir);
 	if (system(cmd) == 0)
-		printf("plots: %s/read_pair.png %s/gp_latency.png\n", dir, dir);
+		printf("plots: %d charts in %s (one per figure and unit, and the latency CDF)\n",
+		       charts, dir);
 }
 
 /* ---- machine ---- */
@@ -1013,7 +955,7 @@ int main(int argc, char **argv)
 		figure_call();
 	sanity_warnings();
 	if (json)
-		write_json(json);
+		write_json(json, ncpu, srcu_backend(), quick);
 	if (csv)
 		write_csv(csv);
 	if (plot)

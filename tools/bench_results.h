@@ -1,0 +1,34 @@
+/*
+ * bench_results.h: srcu-bench's results store and its writers (JSON,
+ * CSV, and one gnuplot chart per figure).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SRCU_BENCH_RESULTS_H
+#define SRCU_BENCH_RESULTS_H
+
+#include <stdio.h>
+
+/* One measured value.  A metric M may come with M_min and M_max: its
+ * spread, drawn as error bars. */
+struct result { const char *figure, *peer, *metric, *unit; double value; };
+
+void record(const char *figure, const char *peer, const char *metric, double value,
+	    const char *unit);
+/* The value recorded, or 0. */
+double lookup(const char *figure, const char *peer, const char *metric);
+
+/* A series' colour, by its number: 12 that a reader tells apart (the
+ * default cycle of 8 gave two peers one colour). */
+#define BENCH_COLORS "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b " \
+	"#e377c2 #7f7f7f #bcbd22 #17becf #000000 #ffd700"
+
+void write_json(const char *path, int cpus, const char *backend, int quick);
+void write_csv(const char *path);
+/* One bar chart per (figure, unit): peers along x, one series per metric
+ * (its own colour and fill pattern), min-max error bars where recorded.
+ * Writes DIR/<figure>-<n>.dat and appends the commands to gp; returns the
+ * number of charts. */
+int write_figure_plots(const char *dir, FILE *gp);
+
+#endif
