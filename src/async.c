@@ -1,7 +1,7 @@
 /*
- * async.c: call_srcu() and srcu_barrier(), with a bounded backlog, and the
- * worker that also runs the grace periods start_poll_synchronize_srcu()
- * asks for.
+ * async.c: call_srcu() and srcu_barrier(), with a bounded backlog,
+ * start_poll_synchronize_srcu(), and the worker that runs the grace
+ * periods both need.
  *
  * Each domain that uses them gets a worker thread, started on first use,
  * stopped by cleanup_srcu_struct(): one thread per domain keeps a slow
@@ -205,11 +205,12 @@ static bool enqueue(struct srcu_struct *sp, struct srcu__async *a, struct srcu_h
 	return true;
 }
 
-/* Never blocks (start_poll_synchronize_srcu() may run inside a read-side
- * section).  Without memory or a thread for a worker the request stays in
+/* Start the worker if needed and tell it to look for work.  Never blocks
+ * (start_poll_synchronize_srcu() may run inside a read-side section).
+ * Without memory or a thread for a worker the request stays in
  * gp_seq_needed: the next synchronize_srcu() on the domain, or a later
  * kick that starts the worker, runs it. */
-void srcu__async_kick(struct srcu_struct *sp)
+static void async_kick(struct srcu_struct *sp)
 {
 	struct srcu__async *a = async_get(sp);
 
@@ -219,6 +220,17 @@ void srcu__async_kick(struct srcu_struct *sp)
 	if (worker_ensure(sp, a))
 		pthread_cond_signal(&a->work);
 	pthread_mutex_unlock(&a->lock);
+}
+
+/* ---- start_poll_synchronize_srcu ---- */
+
+unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp)
+{
+	unsigned long s = srcu__gp_polled_snap(sp, "start_poll_synchronize_srcu");
+
+	srcu__gp_request(sp, s);
+	async_kick(sp);   /* the worker runs the GP if no updater does */
+	return s;
 }
 
 /* ---- call_srcu ---- */

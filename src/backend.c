@@ -9,8 +9,8 @@
  *
  * Where membarrier is missing (old kernels, seccomp filters) or
  * SRCU_BACKEND=fence is set, readers use real fences instead and the
- * "heavy" fence is an ordinary one.  The choice is made once, in the
- * constructor, before main(); srcu__fence_mode starts at 1 so that any
+ * "heavy" fence is an ordinary one.  The choice is made once, by the
+ * library's constructor (lifecycle.c), before main(); srcu__fence_mode starts at 1 so that any
  * reader that runs before the constructor is safe under either backend.
  *
  * SPDX-License-Identifier: MIT
@@ -50,26 +50,15 @@ static bool fences_requested(void)
 	return b && strcmp(b, "fence") == 0;
 }
 
-static void choose_backend(void)
+/* Choose the backend, once, before main() (lifecycle.c's constructor). */
+void srcu__backend_init(void)
 {
+	srcu__vg_quiet(&srcu__fence_mode, sizeof(srcu__fence_mode));
 	/* Under Valgrind, fences: Helgrind sees neither membarrier nor the
 	 * inline fast path, and the out-of-line one is annotated (vg.h). */
 	if (!fences_requested() && !srcu__vg_running() && membarrier_register())
 		store_relaxed(&srcu__fence_mode, 0);
 	/* else stay at 1: the reader fast paths use fences. */
-}
-
-__attribute__((constructor)) static void srcu__startup(void)
-{
-	const char *dd = getenv("SRCU_DEADLOCK_DETECT");
-
-	choose_backend();
-	srcu__vg_quiet(&srcu__fence_mode, sizeof(srcu__fence_mode));
-	srcu__vg_quiet(srcu__domains, sizeof(srcu__domains));
-	if (dd && *dd)
-		srcu_set_deadlock_detection(strcmp(dd, "0") != 0);
-	srcu__readers_init();
-	srcu__fork_init();
 }
 
 /* The child of fork() must register again before it may rely on

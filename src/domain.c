@@ -8,9 +8,10 @@
  * Statically initialized domains (SRCU_INITIALIZER) hold SRCU__ID_UNSET
  * and get their id on first use, from any entry point.
  *
- * Locking: srcu__registry_lock guards the id bitmap, srcu__domains[] and
- * the reader-record lists.  It is held only for short bookkeeping, never
- * while waiting for readers, so fork() may take it.
+ * Locking: srcu__registry_lock guards the id bitmap and srcu__domains[].
+ * It is held only for short bookkeeping, never while waiting for readers,
+ * so fork() may take it (lifecycle.c's fork handlers do).  Cleanup and
+ * fork, which drive the layers above, live in lifecycle.c.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -180,8 +181,8 @@ unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
 }
 
 /* Unbind sp from its id. The caller holds sp->gp_lock and has checked
- * that no reader is inside. */
-static void domain_unbind(struct srcu_struct *sp, unsigned int id)
+ * that no reader is inside (lifecycle.c's cleanup). */
+void srcu__domain_unbind(struct srcu_struct *sp, unsigned int id)
 {
 	pthread_mutex_lock(&srcu__registry_lock);
 	srcu__domains[id] = NULL;
@@ -190,93 +191,17 @@ static void domain_unbind(struct srcu_struct *sp, unsigned int id)
 	pthread_mutex_unlock(&srcu__registry_lock);
 }
 
-int cleanup_srcu_struct(struct srcu_struct *sp)
+unsigned int srcu__domain_peek(struct srcu_struct *sp)
 {
-	unsigned int id;
-	int err = 0;
-
-	if (!sp)
-		return -EINVAL;
-	id = id_acquire(sp);
-	if (id == SRCU__ID_DEAD)
-		return -EINVAL;
-	if (id == SRCU__ID_UNSET) {       /* static, never used */
-		domain_set_id(sp, SRCU__ID_DEAD);
-		return 0;
-	}
-	if (load_relaxed(&srcu__domains[id]) != sp)
-		return -EINVAL;
-	err = srcu__async_cleanup(sp);   /* callbacks pending: -EBUSY */
-	if (err)
-		return err;
-	if (!srcu__gp_trylock(sp))
-		return -EBUSY;            /* a grace period is running */
-	if (load_acquire(&sp->gp_event_waiters) ||
-	    !srcu__readers_done(sp, 0) || !srcu__readers_done(sp, 1))
-		err = -EBUSY;             /* updaters waiting, or readers inside */
-	else
-		domain_unbind(sp, id);
-	srcu__gp_unlock(sp);   /* wakes a synchronize that arrived meanwhile */
-	if (!err)
-		srcu__hb_gp_end(id);   /* race detectors: the caller may free sp now */
-	return err;
+	return id_acquire(sp);
 }
 
-/* ---- fork ---- */
-
-/* Every live domain, in id order (caller holds the registry lock). */
-#define FOR_LIVE_DOMAINS(id) \
-	for (id = SRCU__ID_FIRST; id < srcu__id_high; id++) if (srcu__domains[id])
-
-static void fork_prepare(void)
+void srcu__domain_retire_unused(struct srcu_struct *sp)
 {
-	unsigned int id;
-
-	pthread_mutex_lock(&srcu__registry_lock);
-	FOR_LIVE_DOMAINS(id)
-		srcu__async_fork_prepare(srcu__domains[id]);
+	domain_set_id(sp, SRCU__ID_DEAD);
 }
 
-static void fork_parent(void)
+void srcu__domains_init(void)
 {
-	unsigned int id;
-
-	FOR_LIVE_DOMAINS(id)
-		srcu__async_fork_parent(srcu__domains[id]);
-	pthread_mutex_unlock(&srcu__registry_lock);
-}
-
-/*
- * The child has only the forking thread.  Grace periods that other threads
- * were running, and their waits, are gone with them: reset each live
- * domain's update-side state to idle so that the child can run its own.
- * A grace period cut short here is simply not counted as completed.
- */
-static void reset_gp_state(struct srcu_struct *sp, unsigned int id)
-{
-	sp->gp_lock = 0;
-	sp->gp_event_waiters = 0;
-	*srcu__gp_waiting(id, 0) = 0;
-	*srcu__gp_waiting(id, 1) = 0;
-	sp->gp_seq &= ~3ul;
-	sp->gp_seq_needed = sp->gp_seq;
-	sp->gp_exp_needed = sp->gp_seq;
-}
-
-static void fork_child(void)
-{
-	unsigned int id;
-
-	srcu__backend_after_fork_child();
-	FOR_LIVE_DOMAINS(id) {
-		reset_gp_state(srcu__domains[id], id);
-		srcu__async_fork_child(srcu__domains[id]);
-	}
-	srcu__readers_after_fork_child();
-	pthread_mutex_unlock(&srcu__registry_lock);
-}
-
-void srcu__fork_init(void)
-{
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	srcu__vg_quiet(srcu__domains, sizeof(srcu__domains));
 }

@@ -11,7 +11,9 @@
  *   SCAN2  wait until the old index has no readers.
  *
  * Each wait starts with srcu__readers_done(): sum the unlock counts, heavy
- * fence A (membarrier), sum the lock counts, compare.  A GP with idle
+ * fence A (membarrier), sum the lock counts, compare.  The sums live here
+ * too, beside the fence that makes them mean something: one grace period
+ * reads top to bottom in this file.  A GP with idle
  * readers costs two membarriers.  While readers remain, the wait spins
  * briefly on cheap checks, then sleeps on a futex that the last reader's
  * unlock bumps.  doc/design.md holds the ordering argument.
@@ -31,6 +33,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 
 #define SEQ_STATE_MASK 3ul
@@ -80,6 +83,120 @@ static void stat_gp_time(struct srcu_struct *sp, unsigned long ns)
 	if (ns > load_relaxed(&sp->stat_gp_ns_max))
 		store_relaxed(&sp->stat_gp_ns_max, ns);
 	stat_inc(&sp->stat_gps_timed);
+}
+
+/* ---- the sums a check is made of ---- */
+
+#define SCAN_WORD_BITS (8 * sizeof(unsigned long))
+
+static void scan_note(struct srcu__scan *scan, unsigned int i)
+{
+	scan->counted[i / SCAN_WORD_BITS] |= 1ul << (i % SCAN_WORD_BITS);
+}
+
+static bool scan_counted(const struct srcu__scan *scan, unsigned int i)
+{
+	return i >= SRCU__SCAN_BITS || (scan->counted[i / SCAN_WORD_BITS] >> (i % SCAN_WORD_BITS)) & 1;
+}
+
+/* Counts the owned records (and notes them in scan): a free record's
+ * counts are balanced and nobody changes them.  Acquire on ->tid pairs
+ * with the release in record_release(): seen free, seen balanced.  Also
+ * notes whether a thread other than the caller owns a record: if none
+ * does, no other thread can be inside a section that this check must see
+ * (doc/design.md, "The lone updater"). */
+unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__scan *scan)
+{
+	unsigned int id = srcu__id_of(sp);
+	struct srcu__record *r;
+	unsigned long sum;
+
+	struct srcu__record *me = srcu__self_record();
+
+	memset(scan, 0, sizeof(*scan));
+	sum = scan->down_unlocks = load_acquire(&sp->down_unlock[idx]);
+	for (r = load_acquire(&srcu__records); r; r = r->next) {
+		bool owned = load_acquire(&r->tid) != 0;
+
+		if (r->index < SRCU__SCAN_BITS) {
+			if (!owned)
+				continue;
+			scan_note(scan, r->index);
+		}
+		if (owned && r != me)
+			scan->others = true;
+		/* Acquire pairs with the release in srcu_read_unlock() (C): the
+		 * section happens before what the GP's caller does next. */
+		sum += load_acquire(&r->slots[id].unlock[idx]);
+	}
+	return sum;
+}
+
+/*
+ * Counts exactly the records that the same check's unlock sum counted.
+ * One taken since (or created since) holds readers that began after the
+ * taker's fence in my_record(), so after this check began.
+ *
+ * Also checks each counted thread's balance: read after its unlock count
+ * (with acquire, pairing with C), a thread's lock count is never smaller
+ * unless the thread unlocked more than it locked.  Every scan that such
+ * an unlock could fool therefore reports it instead.
+ */
+unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx, const struct srcu__scan *scan)
+{
+	unsigned int id = srcu__id_of(sp);
+	unsigned long sum = load_acquire(&sp->down_lock[idx]);
+	struct srcu__record *r;
+
+	if (SRCU__UNLIKELY((long)(scan->down_unlocks - sum) > 0))
+		srcu__report_extra_up(sp, idx);
+	for (r = load_acquire(&srcu__records); r; r = r->next) {
+		struct srcu__slot *s = &r->slots[id];
+		unsigned long u, l;
+
+		if (!scan_counted(scan, r->index))
+			continue;
+		u = load_acquire(&s->unlock[idx]);
+		l = load_acquire(&s->lock[idx]);
+
+		if (SRCU__UNLIKELY((long)(u - l) > 0)) {
+			char t[32];
+
+			snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
+			srcu__report_extra_unlock(sp, t, idx, ", found by a grace-period scan");
+		}
+		sum += l;
+	}
+	return sum;
+}
+
+/* A GP asleep on one index checks the other: an unlock counted on the
+ * wrong index leaves the one it waits for open forever and makes the
+ * other's unlocks exceed its locks, which no correct program does (each
+ * thread's lock precedes its unlock; unlocks are read first, acquire). */
+void srcu__check_unlocks(struct srcu_struct *sp, int idx)
+{
+	unsigned int id = srcu__id_of(sp);
+	unsigned long du = load_acquire(&sp->down_unlock[idx]);
+	struct srcu__record *r;
+
+	if (SRCU__UNLIKELY((long)(du - load_acquire(&sp->down_lock[idx])) > 0))
+		srcu__report_extra_up(sp, idx);
+	for (r = load_acquire(&srcu__records); r; r = r->next) {
+		struct srcu__slot *s = &r->slots[id];
+		unsigned long u;
+
+		if (!load_acquire(&r->tid))
+			continue;
+		u = load_acquire(&s->unlock[idx]);
+		if (SRCU__UNLIKELY((long)(u - load_acquire(&s->lock[idx])) > 0)) {
+			char t[32];
+
+			snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
+			srcu__report_extra_unlock(sp, t, idx, ", found by a grace-period scan "
+					    "(an unlock with the other section's index?)");
+		}
+	}
 }
 
 /* ---- reader checks ---- */
@@ -382,8 +499,7 @@ void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s)
 
 /* ---- polled grace periods ---- */
 
-/* The cookie both calls return, with who's misuse messages. */
-static unsigned long polled_snap(struct srcu_struct *sp, const char *who)
+unsigned long srcu__gp_polled_snap(struct srcu_struct *sp, const char *who)
 {
 	if (!sp)
 		srcu__fatal("%s() called with a NULL domain", who);
@@ -391,18 +507,14 @@ static unsigned long polled_snap(struct srcu_struct *sp, const char *who)
 	return srcu__gp_snap(sp);
 }
 
-unsigned long get_state_synchronize_srcu(struct srcu_struct *sp)
+void srcu__gp_request(struct srcu_struct *sp, unsigned long s)
 {
-	return polled_snap(sp, "get_state_synchronize_srcu");
+	seq_request(&sp->gp_seq_needed, s);
 }
 
-unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp)
+unsigned long get_state_synchronize_srcu(struct srcu_struct *sp)
 {
-	unsigned long s = polled_snap(sp, "start_poll_synchronize_srcu");
-
-	seq_request(&sp->gp_seq_needed, s);
-	srcu__async_kick(sp);   /* its worker runs the GP if no updater does */
-	return s;
+	return srcu__gp_polled_snap(sp, "get_state_synchronize_srcu");
 }
 
 bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie)
@@ -438,23 +550,4 @@ unsigned long srcu_batches_completed(struct srcu_struct *sp)
 	if (!sp)
 		return 0;
 	return load_acquire(&sp->gp_seq) >> 2;
-}
-
-int srcu_get_stats(struct srcu_struct *sp, struct srcu_stats *st)
-{
-	unsigned long timed;
-
-	if (!sp || !st)
-		return -EINVAL;
-	memset(st, 0, sizeof(*st));
-	st->gps = srcu_batches_completed(sp);
-	st->gps_expedited = load_relaxed(&sp->stat_exp_gps);
-	timed = load_relaxed(&sp->stat_gps_timed);
-	if (timed)
-		st->gp_mean_us = (double)load_relaxed(&sp->stat_gp_ns_sum) / (double)timed / 1e3;
-	st->gp_max_us = (double)load_relaxed(&sp->stat_gp_ns_max) / 1e3;
-	srcu__async_stats(sp, st);
-	st->reader_threads = srcu__reader_threads(sp);
-	st->stalls = load_relaxed(&sp->stat_stalls);
-	return 0;
 }

@@ -2,13 +2,20 @@
  * Internal interfaces shared by the files of src/.  Nothing here is
  * exported (the library builds with -fvisibility=hidden).
  *
- * Who owns what:
- *   backend.c  the asymmetric fence (membarrier or fences), startup
- *   reader.c   per-thread reader records, read-side slow paths, thread exit
- *   domain.c   domain ids and the id -> domain table, init/cleanup, names
- *   gp.c       the grace-period engine and synchronize_srcu*()
- *   report.c   messages about misuse, naming the domain and thread
- *   gate.c     srcu_gate: the reset-backoff lock built on a domain
+ * src/ is a stack of layers; each file calls only the files below it
+ * (tests/layers_check.sh checks it on the objects' symbols), and this
+ * header lists each file's interface in that order, lowest first:
+ *
+ *   report.c     messages naming the domain and thread; misuse reports
+ *   backend.c    the asymmetric fence (membarrier or fences), futexes, clock
+ *   domain.c     domain ids, the id -> domain table, the registry lock
+ *   reader.c     reader records, the read side's slow paths, thread exit,
+ *                srcu_down_read()/srcu_up_read()
+ *   stall.c      stall reports and deadlock probes of a sleeping GP
+ *   gp.c         the grace-period engine: sums, checks, sharing, polling
+ *   async.c      call_srcu(), srcu_barrier(), start_poll and their worker
+ *   lifecycle.c  start-up, fork(), cleanup_srcu_struct(), srcu_get_stats()
+ *   gate.c       srcu_gate: the reset-backoff lock built on a domain
  *
  * SPDX-License-Identifier: MIT
  */
@@ -87,6 +94,24 @@ static inline void srcu__hb_gp_end(unsigned int id)
 #define ULONG_CMP_GE(a, b) ((long)((a) - (b)) >= 0)
 #define ULONG_CMP_LT(a, b) ((long)((a) - (b)) < 0)
 
+/* ---- report.c ---- */
+
+#define SRCU__NAME_LEN 96
+
+
+/* "'name'" or "srcu_struct@0x..." into buf. */
+SRCU__HIDDEN const char *srcu__name(const struct srcu_struct *sp, char *buf, size_t len);
+SRCU__HIDDEN int srcu__gettid(void);
+SRCU__HIDDEN void srcu__warn(const char *fmt, ...) SRCU__PRINTF(1, 2);
+SRCU__HIDDEN SRCU__NORETURN void srcu__fatal(const char *fmt, ...) SRCU__PRINTF(1, 2);
+/* "thread 1234 (name)" for the calling thread. */
+SRCU__HIDDEN const char *srcu__thread_desc(char *buf, size_t len);
+/* Abort: an unlock of sp's index idx without its lock (found says where). */
+SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_unlock(struct srcu_struct *sp,
+							   const char *thread, int idx,
+							   const char *found);
+SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_up(struct srcu_struct *sp, int idx);
+
 /* ---- backend.c ---- */
 
 /* Full fence on this thread only (the updater's half of a pairing). */
@@ -124,6 +149,7 @@ SRCU__HIDDEN extern int srcu__fence_mode;
 
 /* The asymmetric fence: a full fence on every thread of the process. */
 SRCU__HIDDEN void srcu__heavy_mb(void);
+SRCU__HIDDEN void srcu__backend_init(void);
 SRCU__HIDDEN void srcu__backend_after_fork_child(void);
 
 /* ---- futex helpers (backend.c) ---- */
@@ -133,45 +159,6 @@ SRCU__HIDDEN void srcu__futex_wake(unsigned int *addr, int n);
  * -EINTR (a signal handler ran).  Callers re-check their condition. */
 SRCU__HIDDEN int srcu__futex_wait_until(unsigned int *addr, unsigned int val, long deadline_ns);
 SRCU__HIDDEN long srcu__now_ns(void);
-
-/* ---- reader.c ---- */
-
-/* A thread's reader record. */
-struct srcu__record {
-	struct srcu__slot *slots;    /* SRCU__MAX_IDS slots, mmap()ed; immutable */
-	struct srcu__record *next;   /* registry list: append-only, never freed */
-	int tid;                     /* owning thread, 0 while on the free list */
-	unsigned int index;          /* creation order: its bit in a srcu__scan */
-	unsigned int waiting_on;     /* domain id its thread synchronizes on, or 0 */
-};
-
-/* What one check's unlock sum counted, so that its lock sum counts the
- * same records: owned ones.  A free record's counts are balanced and
- * still, so a check skips it (doc/design.md, "Free records"); records
- * past SRCU__SCAN_BITS are always counted. */
-#define SRCU__SCAN_BITS 4096
-struct srcu__scan {
-	unsigned long counted[SRCU__SCAN_BITS / (8 * sizeof(unsigned long))];
-	bool others;   /* a record owned by another thread than the caller */
-	unsigned long down_unlocks;   /* srcu_up_read() count in the unlock sum */
-};
-
-/* Head of the registry of all reader records (acquire-load to traverse). */
-SRCU__HIDDEN extern struct srcu__record *srcu__records;
-
-/* Sum of one domain index's lock or unlock counts over every thread. */
-SRCU__HIDDEN unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx,
-					     struct srcu__scan *scan);
-SRCU__HIDDEN unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx,
-					   const struct srcu__scan *scan);
-/* Abort, naming sp, if index idx has more unlocks than locks (an unlock
- * given the wrong index); for a GP asleep on the other index. */
-SRCU__HIDDEN void srcu__check_unlocks(struct srcu_struct *sp, int idx);
-/* Does the calling thread hold a read-side section of sp?  Signal-safe
- * against handlers' sections on this thread. */
-SRCU__HIDDEN bool srcu__self_in_reader(struct srcu_struct *sp);
-SRCU__HIDDEN void srcu__readers_init(void);
-SRCU__HIDDEN void srcu__readers_after_fork_child(void);
 
 /* ---- domain.c ---- */
 
@@ -186,10 +173,80 @@ SRCU__HIDDEN extern unsigned int srcu__id_high;
 /* Give a statically initialized domain its id on first use; report and
  * abort on a domain used after cleanup.  Returns the id. */
 SRCU__HIDDEN unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who);
-/* Register the fork handlers (domain.c owns the registry lock). */
-SRCU__HIDDEN void srcu__fork_init(void);
+/* sp's id as it stands (acquire; SRCU__ID_UNSET or _DEAD included). */
+SRCU__HIDDEN unsigned int srcu__domain_peek(struct srcu_struct *sp);
+/* Release sp's id (no reader inside, gp_lock held); mark a never-used
+ * static domain dead. */
+SRCU__HIDDEN void srcu__domain_unbind(struct srcu_struct *sp, unsigned int id);
+SRCU__HIDDEN void srcu__domain_retire_unused(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__domains_init(void);
+
+/* ---- reader.c ---- */
+
+/* A thread's reader record. */
+struct srcu__record {
+	struct srcu__slot *slots;    /* SRCU__MAX_IDS slots, mmap()ed; immutable */
+	struct srcu__record *next;   /* registry list: append-only, never freed */
+	int tid;                     /* owning thread, 0 while on the free list */
+	unsigned int index;          /* creation order: its bit in a srcu__scan */
+	unsigned int waiting_on;     /* domain id its thread synchronizes on, or 0 */
+};
+
+/* Head of the registry of all reader records (acquire-load to traverse). */
+SRCU__HIDDEN extern struct srcu__record *srcu__records;
+
+/* Does the calling thread hold a read-side section of sp?  Signal-safe
+ * against handlers' sections on this thread. */
+SRCU__HIDDEN bool srcu__self_in_reader(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__readers_init(void);
+SRCU__HIDDEN void srcu__readers_after_fork_child(void);
+SRCU__HIDDEN struct srcu__record *srcu__self_record(void);
+/* Does r's thread hold a section of domain id (read from another thread)? */
+SRCU__HIDDEN bool srcu__record_holds(struct srcu__record *r, unsigned int id);
+/* Live threads whose counts show they have read sp. */
+SRCU__HIDDEN unsigned int srcu__reader_threads(struct srcu_struct *sp);
+
+/* ---- stall.c ---- */
+
+/* A sleeping grace period's stall watch: when to report next. */
+struct srcu__stall_watch {
+	long next_ns;                /* < 0: stall warnings off */
+	long interval_ns;            /* doubles after each report */
+	long probe_ns;               /* next deadlock probe, < 0: off */
+	unsigned int report;
+	bool cycle_seen;             /* the last probe found a cycle */
+};
+SRCU__HIDDEN void srcu__stall_watch_init(struct srcu_struct *sp, struct srcu__stall_watch *w);
+/* Earliest of the watch's deadlines, or -1. */
+SRCU__HIDDEN long srcu__stall_deadline(const struct srcu__stall_watch *w);
+/* Report a stall, probe for a deadlock, if their time has come. */
+SRCU__HIDDEN void srcu__stall_check(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w);
+SRCU__HIDDEN extern int srcu__deadlock_detect;
+/* The calling thread synchronizes on sp (NULL: no longer). */
+SRCU__HIDDEN void srcu__set_waiting_on(struct srcu_struct *sp);
+
 
 /* ---- gp.c ---- */
+
+/* What one check's unlock sum counted, so that its lock sum counts the
+ * same records: owned ones.  A free record's counts are balanced and
+ * still, so a check skips it (doc/design.md, "Free records"); records
+ * past SRCU__SCAN_BITS are always counted. */
+#define SRCU__SCAN_BITS 4096
+struct srcu__scan {
+	unsigned long counted[SRCU__SCAN_BITS / (8 * sizeof(unsigned long))];
+	bool others;   /* a record owned by another thread than the caller */
+	unsigned long down_unlocks;   /* srcu_up_read() count in the unlock sum */
+};
+
+/* Sum of one domain index's lock or unlock counts over every thread. */
+SRCU__HIDDEN unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx,
+					     struct srcu__scan *scan);
+SRCU__HIDDEN unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx,
+					   const struct srcu__scan *scan);
+/* Abort, naming sp, if index idx has more unlocks than locks (an unlock
+ * given the wrong index); for a GP asleep on the other index. */
+SRCU__HIDDEN void srcu__check_unlocks(struct srcu_struct *sp, int idx);
 
 /* A grace-period wait with a deadline: once it has waited past at_ns,
  * late(arg) is called once, in the waiting thread, and the wait goes on. */
@@ -210,6 +267,10 @@ SRCU__HIDDEN unsigned long srcu__gp_snap(struct srcu_struct *sp);
 SRCU__HIDDEN bool srcu__gp_needed(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s);
 SRCU__HIDDEN void srcu__gp_unlock(struct srcu_struct *sp);
+/* The polled API's cookie (who names the caller in messages), and a
+ * request for the GP that completes it. */
+SRCU__HIDDEN unsigned long srcu__gp_polled_snap(struct srcu_struct *sp, const char *who);
+SRCU__HIDDEN void srcu__gp_request(struct srcu_struct *sp, unsigned long s);
 
 /* ---- async.c ---- */
 
@@ -224,46 +285,6 @@ SRCU__HIDDEN void srcu__async_fork_parent(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__async_fork_child(struct srcu_struct *sp);
 /* Callback counters for srcu_get_stats(). */
 SRCU__HIDDEN void srcu__async_stats(struct srcu_struct *sp, struct srcu_stats *st);
-/* Live threads whose counts show they have read sp (reader.c). */
-SRCU__HIDDEN unsigned int srcu__reader_threads(struct srcu_struct *sp);
 
-/* ---- stall.c ---- */
-
-/* A sleeping grace period's stall watch: when to report next. */
-struct srcu__stall_watch {
-	long next_ns;                /* < 0: stall warnings off */
-	long interval_ns;            /* doubles after each report */
-	long probe_ns;               /* next deadlock probe, < 0: off */
-	unsigned int report;
-	bool cycle_seen;             /* the last probe found a cycle */
-};
-SRCU__HIDDEN void srcu__stall_watch_init(struct srcu_struct *sp, struct srcu__stall_watch *w);
-/* Earliest of the watch's deadlines, or -1. */
-SRCU__HIDDEN long srcu__stall_deadline(const struct srcu__stall_watch *w);
-/* Report a stall, probe for a deadlock, if their time has come. */
-SRCU__HIDDEN void srcu__stall_check(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w);
-SRCU__HIDDEN extern int srcu__deadlock_detect;
-/* Threads holding sections of sp's index idx (reader.c); at most max
- * described in th, the count returned. */
-SRCU__HIDDEN unsigned int srcu__holders(struct srcu_struct *sp, int idx,
-					struct srcu_stall_thread *th, unsigned int max);
-/* The calling thread synchronizes on sp (NULL: no longer). */
-SRCU__HIDDEN void srcu__set_waiting_on(struct srcu_struct *sp);
-/* Is there a domain reachable from id along "a thread holding a section
- * of D waits on D'" edges that leads back to id?  Fills the cycle's
- * description into buf. */
-SRCU__HIDDEN bool srcu__find_cycle(unsigned int id, char *buf, size_t len);
-
-/* ---- report.c ---- */
-
-/* "'name'" or "srcu_struct@0x..." into buf. */
-SRCU__HIDDEN const char *srcu__name(const struct srcu_struct *sp, char *buf, size_t len);
-SRCU__HIDDEN int srcu__gettid(void);
-SRCU__HIDDEN void srcu__warn(const char *fmt, ...) SRCU__PRINTF(1, 2);
-SRCU__HIDDEN SRCU__NORETURN void srcu__fatal(const char *fmt, ...) SRCU__PRINTF(1, 2);
-/* "thread 1234 (name)" for the calling thread. */
-SRCU__HIDDEN const char *srcu__thread_desc(char *buf, size_t len);
-
-#define SRCU__NAME_LEN 96
 
 #endif /* SRCU_INTERNAL_H */

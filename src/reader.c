@@ -1,5 +1,8 @@
 /*
- * reader.c: per-thread reader records and the read side's slow paths.
+ * reader.c: per-thread reader records, the read side's slow paths,
+ * srcu_down_read()/srcu_up_read(), and thread exit.  The layers above read
+ * the records (gp.c's sums, stall.c's holders) through srcu__records and
+ * srcu__record_holds(); lifecycle.c drives the fork child's part.
  *
  * A record holds one thread's lock/unlock counts for every domain, in a
  * flat table indexed by domain id: an mmap()ed reservation of
@@ -51,8 +54,6 @@ static unsigned int record_count;   /* atomic: creation order */
 
 static void reader_exit(void *arg);
 static void wake_if_waited(unsigned int id, int idx);
-static SRCU__NORETURN void report_extra_unlock(struct srcu_struct *sp, const char *thread,
-					       int idx, const char *found);
 
 void srcu__readers_init(void)
 {
@@ -203,7 +204,7 @@ void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 	 * larger when this unlock has its lock.  The acquire keeps the
 	 * compiler from swapping the loads. */
 	if (!s || load_acquire(&s->unlock[idx]) == load_relaxed(&s->lock[idx]))
-		report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)), idx, "");
+		srcu__report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)), idx, "");
 	srcu__hb_section_end(id, idx);
 	count_mb(&s->unlock[idx]);           /* C and W (fence backend) */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
@@ -228,136 +229,6 @@ static void wake_if_waited(unsigned int id, int idx)
 
 /* ---- sums for the grace-period scans ---- */
 
-static void report_extra_unlock(struct srcu_struct *sp, const char *thread, int idx,
-				const char *found)
-{
-	char n[SRCU__NAME_LEN];
-
-	srcu__fatal("srcu_read_unlock() on domain %s by %s without a matching "
-		    "srcu_read_lock() in that thread (index %d)%s; to end a section in "
-		    "another thread use srcu_down_read()/srcu_up_read()",
-		    srcu__name(sp, n, sizeof(n)), thread, idx, found);
-}
-
-static SRCU__NORETURN void report_extra_up(struct srcu_struct *sp, int idx)
-{
-	char n[SRCU__NAME_LEN];
-
-	srcu__fatal("srcu_up_read() on domain %s more often than srcu_down_read() on "
-		    "index %d, found by a grace-period scan (an srcu_up_read() given the "
-		    "other section's index?)", srcu__name(sp, n, sizeof(n)), idx);
-}
-
-#define SCAN_WORD_BITS (8 * sizeof(unsigned long))
-
-static void scan_note(struct srcu__scan *scan, unsigned int i)
-{
-	scan->counted[i / SCAN_WORD_BITS] |= 1ul << (i % SCAN_WORD_BITS);
-}
-
-static bool scan_counted(const struct srcu__scan *scan, unsigned int i)
-{
-	return i >= SRCU__SCAN_BITS || (scan->counted[i / SCAN_WORD_BITS] >> (i % SCAN_WORD_BITS)) & 1;
-}
-
-/* Counts the owned records (and notes them in scan): a free record's
- * counts are balanced and nobody changes them.  Acquire on ->tid pairs
- * with the release in record_release(): seen free, seen balanced.  Also
- * notes whether a thread other than the caller owns a record: if none
- * does, no other thread can be inside a section that this check must see
- * (doc/design.md, "The lone updater"). */
-unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__scan *scan)
-{
-	unsigned int id = srcu__id_of(sp);
-	struct srcu__record *r;
-	unsigned long sum;
-
-	memset(scan, 0, sizeof(*scan));
-	sum = scan->down_unlocks = load_acquire(&sp->down_unlock[idx]);
-	for (r = load_acquire(&srcu__records); r; r = r->next) {
-		bool owned = load_acquire(&r->tid) != 0;
-
-		if (r->index < SRCU__SCAN_BITS) {
-			if (!owned)
-				continue;
-			scan_note(scan, r->index);
-		}
-		if (owned && r != self)
-			scan->others = true;
-		/* Acquire pairs with the release in srcu_read_unlock() (C): the
-		 * section happens before what the GP's caller does next. */
-		sum += load_acquire(&r->slots[id].unlock[idx]);
-	}
-	return sum;
-}
-
-/*
- * Counts exactly the records that the same check's unlock sum counted.
- * One taken since (or created since) holds readers that began after the
- * taker's fence in my_record(), so after this check began.
- *
- * Also checks each counted thread's balance: read after its unlock count
- * (with acquire, pairing with C), a thread's lock count is never smaller
- * unless the thread unlocked more than it locked.  Every scan that such
- * an unlock could fool therefore reports it instead.
- */
-unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx, const struct srcu__scan *scan)
-{
-	unsigned int id = srcu__id_of(sp);
-	unsigned long sum = load_acquire(&sp->down_lock[idx]);
-	struct srcu__record *r;
-
-	if (SRCU__UNLIKELY((long)(scan->down_unlocks - sum) > 0))
-		report_extra_up(sp, idx);
-	for (r = load_acquire(&srcu__records); r; r = r->next) {
-		struct srcu__slot *s = &r->slots[id];
-		unsigned long u, l;
-
-		if (!scan_counted(scan, r->index))
-			continue;
-		u = load_acquire(&s->unlock[idx]);
-		l = load_acquire(&s->lock[idx]);
-
-		if (SRCU__UNLIKELY((long)(u - l) > 0)) {
-			char t[32];
-
-			snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
-			report_extra_unlock(sp, t, idx, ", found by a grace-period scan");
-		}
-		sum += l;
-	}
-	return sum;
-}
-
-/* A GP asleep on one index checks the other: an unlock counted on the
- * wrong index leaves the one it waits for open forever and makes the
- * other's unlocks exceed its locks, which no correct program does (each
- * thread's lock precedes its unlock; unlocks are read first, acquire). */
-void srcu__check_unlocks(struct srcu_struct *sp, int idx)
-{
-	unsigned int id = srcu__id_of(sp);
-	unsigned long du = load_acquire(&sp->down_unlock[idx]);
-	struct srcu__record *r;
-
-	if (SRCU__UNLIKELY((long)(du - load_acquire(&sp->down_lock[idx])) > 0))
-		report_extra_up(sp, idx);
-	for (r = load_acquire(&srcu__records); r; r = r->next) {
-		struct srcu__slot *s = &r->slots[id];
-		unsigned long u;
-
-		if (!load_acquire(&r->tid))
-			continue;
-		u = load_acquire(&s->unlock[idx]);
-		if (SRCU__UNLIKELY((long)(u - load_acquire(&s->lock[idx])) > 0)) {
-			char t[32];
-
-			snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
-			report_extra_unlock(sp, t, idx, ", found by a grace-period scan "
-					    "(an unlock with the other section's index?)");
-		}
-	}
-}
-
 unsigned int srcu__reader_threads(struct srcu_struct *sp)
 {
 	unsigned int id = srcu__id_of(sp), n = 0;
@@ -371,51 +242,6 @@ unsigned int srcu__reader_threads(struct srcu_struct *sp)
 			n++;
 	}
 	return n;
-}
-
-/* ---- for stall reports and deadlock probes (stall.c) ---- */
-
-/* "name" of thread tid from /proc, or "" */
-static void thread_name(int tid, char *buf, size_t len)
-{
-	char path[64];
-	FILE *f;
-
-	buf[0] = 0;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
-}
-
-unsigned int srcu__holders(struct srcu_struct *sp, int idx, struct srcu_stall_thread *th,
-			   unsigned int max)
-{
-	unsigned int id = srcu__id_of(sp), n = 0;
-	struct srcu__record *r;
-
-	for (r = load_acquire(&srcu__records); r; r = r->next) {
-		struct srcu__slot *s = &r->slots[id];
-		int tid = load_acquire(&r->tid);
-
-		if (!tid || load_acquire(&s->unlock[idx]) == load_acquire(&s->lock[idx]))
-			continue;
-		if (n < max) {
-			th[n].tid = tid;
-			thread_name(tid, th[n].name, sizeof(th[n].name));
-		}
-		n++;
-	}
-	return n;
-}
-
-void srcu__set_waiting_on(struct srcu_struct *sp)
-{
-	if (self)
-		store_release(&self->waiting_on, sp ? srcu__id_of(sp) : 0);
 }
 
 static unsigned long slot_locks(struct srcu__slot *s)
@@ -448,71 +274,10 @@ static long own_open(struct srcu__slot *s)
 	return (long)(l - u);
 }
 
-/* Does r's thread hold a section of domain id? */
-static bool holds(struct srcu__record *r, unsigned int id)
+/* Does r's thread hold a section of domain id? (from another thread) */
+bool srcu__record_holds(struct srcu__record *r, unsigned int id)
 {
 	return slot_open(&r->slots[id]) != 0;
-}
-
-#define CYCLE_MAX 16
-
-struct cycle_search {
-	unsigned int start;
-	unsigned int depth;
-	struct srcu__record *who[CYCLE_MAX];   /* who[i] holds dom[i], waits dom[i+1] */
-	unsigned int dom[CYCLE_MAX + 1];
-	unsigned char seen[SRCU__MAX_IDS / 8];
-};
-
-static bool cycle_from(struct cycle_search *c, unsigned int id)
-{
-	struct srcu__record *r;
-
-	if (c->depth == CYCLE_MAX)
-		return false;
-	c->seen[id / 8] |= (unsigned char)(1u << (id % 8));
-	for (r = load_acquire(&srcu__records); r; r = r->next) {
-		unsigned int next = load_acquire(&r->waiting_on);
-
-		if (!next || !load_acquire(&r->tid) || !holds(r, id))
-			continue;
-		c->who[c->depth] = r;
-		c->dom[c->depth] = id;
-		c->dom[c->depth + 1] = next;
-		c->depth++;
-		if (next == c->start)
-			return true;
-		if (!(c->seen[next / 8] & (1u << (next % 8))) && cycle_from(c, next))
-			return true;
-		c->depth--;
-	}
-	return false;
-}
-
-bool srcu__find_cycle(unsigned int id, char *buf, size_t len)
-{
-	struct cycle_search *c = calloc(1, sizeof(*c));
-	size_t n = 0;
-	bool found;
-
-	if (!c)
-		return false;
-	c->start = id;
-	pthread_mutex_lock(&srcu__registry_lock);   /* domain names stay put */
-	found = cycle_from(c, id);
-	for (unsigned int i = 0; found && i < c->depth && n < len; i++) {
-		char a[SRCU__NAME_LEN], b[SRCU__NAME_LEN], t[16];
-		int tid = load_relaxed(&c->who[i]->tid);
-
-		thread_name(tid, t, sizeof(t));
-		n += (size_t)snprintf(buf + n, len - n, "%sthread %d (%s) inside domain %s waits "
-				      "for domain %s", i ? "; " : "", tid, t[0] ? t : "?",
-				      srcu__name(srcu__domains[c->dom[i]], a, sizeof(a)),
-				      srcu__name(srcu__domains[c->dom[i + 1]], b, sizeof(b)));
-	}
-	pthread_mutex_unlock(&srcu__registry_lock);
-	free(c);
-	return found;
 }
 
 bool srcu__self_in_reader(struct srcu_struct *sp)
@@ -527,7 +292,7 @@ bool srcu__self_in_reader(struct srcu_struct *sp)
 	if (open < 0) {
 		char t[64];
 
-		report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)),
+		srcu__report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)),
 				    s->lock[0] < s->unlock[0] ? 0 : 1, "");
 	}
 	return open > 0;
@@ -543,6 +308,12 @@ bool srcu_read_lock_held(struct srcu_struct *sp)
 	if (id < SRCU__ID_FIRST || load_relaxed(&srcu__domains[id]) != sp)
 		return false;   /* never used, cleaned up, or not a domain */
 	return srcu__self_in_reader(sp);
+}
+
+/* The calling thread's record, or NULL before its first section. */
+struct srcu__record *srcu__self_record(void)
+{
+	return self;
 }
 
 /* ---- srcu_down_read / srcu_up_read: shared counters, atomic RMW ---- */
@@ -597,7 +368,7 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 	if (!open)
 		return;
 	if ((long)open < 0 && sp)
-		report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)), idx,
+		srcu__report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)), idx,
 				    ", found at thread exit");
 	if (report)
 		srcu__warn("%s exited inside %lu read-side critical section(s) of "

@@ -68,3 +68,25 @@ void srcu__fatal(const char *fmt, ...)
 	va_end(ap);
 	abort();
 }
+
+/* ---- misuse found by the read side or the scans ---- */
+
+void srcu__report_extra_unlock(struct srcu_struct *sp, const char *thread, int idx,
+				const char *found)
+{
+	char n[SRCU__NAME_LEN];
+
+	srcu__fatal("srcu_read_unlock() on domain %s by %s without a matching "
+		    "srcu_read_lock() in that thread (index %d)%s; to end a section in "
+		    "another thread use srcu_down_read()/srcu_up_read()",
+		    srcu__name(sp, n, sizeof(n)), thread, idx, found);
+}
+
+void srcu__report_extra_up(struct srcu_struct *sp, int idx)
+{
+	char n[SRCU__NAME_LEN];
+
+	srcu__fatal("srcu_up_read() on domain %s more often than srcu_down_read() on "
+		    "index %d, found by a grace-period scan (an srcu_up_read() given the "
+		    "other section's index?)", srcu__name(sp, n, sizeof(n)), idx);
+}

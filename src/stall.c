@@ -5,7 +5,9 @@
  *
  * Both run only in a grace period that sleeps on readers (gp.c's
  * sleep_until_done()), whose futex sleep gets their deadlines: nothing
- * here touches a fast path.
+ * here touches a fast path.  Below gp.c: it reads the reader records
+ * (who holds a section, who waits on which domain) and the domain's
+ * fields, and calls nothing above it.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -48,6 +50,120 @@ int srcu_set_stall_timeout(struct srcu_struct *sp, unsigned int ms)
 void srcu_set_deadlock_detection(bool on)
 {
 	store_relaxed(&srcu__deadlock_detect, on ? 1 : 0);
+}
+
+/* ---- who holds a section, who waits on which domain ---- */
+
+
+/* "name" of thread tid from /proc, or "" */
+static void thread_name(int tid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
+/* Threads holding sections of sp's index idx: at most max described in
+ * th, the count returned. */
+static unsigned int holders(struct srcu_struct *sp, int idx, struct srcu_stall_thread *th,
+			   unsigned int max)
+{
+	unsigned int id = srcu__id_of(sp), n = 0;
+	struct srcu__record *r;
+
+	for (r = load_acquire(&srcu__records); r; r = r->next) {
+		struct srcu__slot *s = &r->slots[id];
+		int tid = load_acquire(&r->tid);
+
+		if (!tid || load_acquire(&s->unlock[idx]) == load_acquire(&s->lock[idx]))
+			continue;
+		if (n < max) {
+			th[n].tid = tid;
+			thread_name(tid, th[n].name, sizeof(th[n].name));
+		}
+		n++;
+	}
+	return n;
+}
+
+void srcu__set_waiting_on(struct srcu_struct *sp)
+{
+	struct srcu__record *me = srcu__self_record();
+
+	if (me)
+		store_release(&me->waiting_on, sp ? srcu__id_of(sp) : 0);
+}
+
+#define CYCLE_MAX 16
+
+struct cycle_search {
+	unsigned int start;
+	unsigned int depth;
+	struct srcu__record *who[CYCLE_MAX];   /* who[i] holds dom[i], waits dom[i+1] */
+	unsigned int dom[CYCLE_MAX + 1];
+	unsigned char seen[SRCU__MAX_IDS / 8];
+};
+
+static bool cycle_from(struct cycle_search *c, unsigned int id)
+{
+	struct srcu__record *r;
+
+	if (c->depth == CYCLE_MAX)
+		return false;
+	c->seen[id / 8] |= (unsigned char)(1u << (id % 8));
+	for (r = load_acquire(&srcu__records); r; r = r->next) {
+		unsigned int next = load_acquire(&r->waiting_on);
+
+		if (!next || !load_acquire(&r->tid) || !srcu__record_holds(r, id))
+			continue;
+		c->who[c->depth] = r;
+		c->dom[c->depth] = id;
+		c->dom[c->depth + 1] = next;
+		c->depth++;
+		if (next == c->start)
+			return true;
+		if (!(c->seen[next / 8] & (1u << (next % 8))) && cycle_from(c, next))
+			return true;
+		c->depth--;
+	}
+	return false;
+}
+
+/* Is there a domain reachable from id along "a thread holding a section
+ * of D waits on D'" edges that leads back to id?  Fills the cycle's
+ * description into buf. */
+static bool find_cycle(unsigned int id, char *buf, size_t len)
+{
+	struct cycle_search *c = calloc(1, sizeof(*c));
+	size_t n = 0;
+	bool found;
+
+	if (!c)
+		return false;
+	c->start = id;
+	pthread_mutex_lock(&srcu__registry_lock);   /* domain names stay put */
+	found = cycle_from(c, id);
+	for (unsigned int i = 0; found && i < c->depth && n < len; i++) {
+		char a[SRCU__NAME_LEN], b[SRCU__NAME_LEN], t[16];
+		int tid = load_relaxed(&c->who[i]->tid);
+
+		thread_name(tid, t, sizeof(t));
+		n += (size_t)snprintf(buf + n, len - n, "%sthread %d (%s) inside domain %s waits "
+				      "for domain %s", i ? "; " : "", tid, t[0] ? t : "?",
+				      srcu__name(srcu__domains[c->dom[i]], a, sizeof(a)),
+				      srcu__name(srcu__domains[c->dom[i + 1]], b, sizeof(b)));
+	}
+	pthread_mutex_unlock(&srcu__registry_lock);
+	free(c);
+	return found;
 }
 
 /* ---- the watch ---- */
@@ -121,7 +237,7 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 	s.idx = idx;
 	s.waited_s = (double)(now - (long)load_relaxed(&sp->gp_start_ns)) / 1e9;
 	s.report = ++w->report;
-	s.nthreads = srcu__holders(sp, idx, th, 16);
+	s.nthreads = holders(sp, idx, th, 16);
 	s.threads = th;
 	s.down_readers = load_acquire(&sp->down_lock[idx]) - load_acquire(&sp->down_unlock[idx]);
 	store_relaxed(&sp->stat_stalls, load_relaxed(&sp->stat_stalls) + 1);
@@ -140,7 +256,7 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 static void probe_deadlock(struct srcu_struct *sp, struct srcu__stall_watch *w)
 {
 	char cycle[512];
-	bool found = srcu__find_cycle(srcu__id_of(sp), cycle, sizeof(cycle));
+	bool found = find_cycle(srcu__id_of(sp), cycle, sizeof(cycle));
 
 	/* Twice in a row, 100 ms apart: a thread seen between its section
 	 * and its synchronize is not taken for a deadlock. */

@@ -1,0 +1,141 @@
+/*
+ * lifecycle.c: the top of the stack (doc/design.md, "Layers"): the
+ * library's start-up, fork(), cleanup_srcu_struct() and srcu_get_stats(),
+ * the entry points that drive every layer below them.  Nothing below
+ * calls up into this file: what a lower layer must do at start-up, at a
+ * fork or at cleanup, this file asks of it.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fork_prepare(void);
+static void fork_parent(void);
+static void fork_child(void);
+
+/* Before main(), before any reader can have counted through the fast
+ * path (srcu__fence_mode starts at 1: fences). */
+__attribute__((constructor)) static void srcu__startup(void)
+{
+	const char *dd = getenv("SRCU_DEADLOCK_DETECT");
+
+	srcu__backend_init();
+	srcu__domains_init();
+	if (dd && *dd)
+		srcu_set_deadlock_detection(strcmp(dd, "0") != 0);
+	srcu__readers_init();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+/* ---- cleanup ---- */
+
+int cleanup_srcu_struct(struct srcu_struct *sp)
+{
+	unsigned int id;
+	int err = 0;
+
+	if (!sp)
+		return -EINVAL;
+	id = srcu__domain_peek(sp);
+	if (id == SRCU__ID_DEAD)
+		return -EINVAL;
+	if (id == SRCU__ID_UNSET) {       /* static, never used */
+		srcu__domain_retire_unused(sp);
+		return 0;
+	}
+	if (load_relaxed(&srcu__domains[id]) != sp)
+		return -EINVAL;
+	err = srcu__async_cleanup(sp);   /* callbacks pending: -EBUSY */
+	if (err)
+		return err;
+	if (!srcu__gp_trylock(sp))
+		return -EBUSY;            /* a grace period is running */
+	if (load_acquire(&sp->gp_event_waiters) ||
+	    !srcu__readers_done(sp, 0) || !srcu__readers_done(sp, 1))
+		err = -EBUSY;             /* updaters waiting, or readers inside */
+	else
+		srcu__domain_unbind(sp, id);
+	srcu__gp_unlock(sp);   /* wakes a synchronize that arrived meanwhile */
+	if (!err)
+		srcu__hb_gp_end(id);   /* race detectors: the caller may free sp now */
+	return err;
+}
+
+/* ---- fork: the registry lock is held across it ---- */
+
+/* Every live domain, in id order (caller holds the registry lock). */
+#define FOR_LIVE_DOMAINS(id) \
+	for (id = SRCU__ID_FIRST; id < srcu__id_high; id++) if (srcu__domains[id])
+
+static void fork_prepare(void)
+{
+	unsigned int id;
+
+	pthread_mutex_lock(&srcu__registry_lock);
+	FOR_LIVE_DOMAINS(id)
+		srcu__async_fork_prepare(srcu__domains[id]);
+}
+
+static void fork_parent(void)
+{
+	unsigned int id;
+
+	FOR_LIVE_DOMAINS(id)
+		srcu__async_fork_parent(srcu__domains[id]);
+	pthread_mutex_unlock(&srcu__registry_lock);
+}
+
+/*
+ * The child has only the forking thread.  Grace periods that other threads
+ * were running, and their waits, are gone with them: reset each live
+ * domain's update-side state to idle so that the child can run its own.
+ * A grace period cut short here is simply not counted as completed.
+ */
+static void reset_gp_state(struct srcu_struct *sp, unsigned int id)
+{
+	sp->gp_lock = 0;
+	sp->gp_event_waiters = 0;
+	*srcu__gp_waiting(id, 0) = 0;
+	*srcu__gp_waiting(id, 1) = 0;
+	sp->gp_seq &= ~3ul;
+	sp->gp_seq_needed = sp->gp_seq;
+	sp->gp_exp_needed = sp->gp_seq;
+}
+
+static void fork_child(void)
+{
+	unsigned int id;
+
+	srcu__backend_after_fork_child();
+	FOR_LIVE_DOMAINS(id) {
+		reset_gp_state(srcu__domains[id], id);
+		srcu__async_fork_child(srcu__domains[id]);
+	}
+	srcu__readers_after_fork_child();
+	pthread_mutex_unlock(&srcu__registry_lock);
+}
+
+/* ---- statistics ---- */
+
+int srcu_get_stats(struct srcu_struct *sp, struct srcu_stats *st)
+{
+	unsigned long timed;
+
+	if (!sp || !st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->gps = srcu_batches_completed(sp);
+	st->gps_expedited = load_relaxed(&sp->stat_exp_gps);
+	timed = load_relaxed(&sp->stat_gps_timed);
+	if (timed)
+		st->gp_mean_us = (double)load_relaxed(&sp->stat_gp_ns_sum) / (double)timed / 1e3;
+	st->gp_max_us = (double)load_relaxed(&sp->stat_gp_ns_max) / 1e3;
+	srcu__async_stats(sp, st);
+	st->reader_threads = srcu__reader_threads(sp);
+	st->stalls = load_relaxed(&sp->stat_stalls);
+	return 0;
+}
