@@ -251,15 +251,11 @@ SRCU__API void srcu__wake_gp(unsigned int id);
 /* ---------------------------------------------------------------------- */
 /* Inline read side.                                                      */
 
-/* Test-only: tools/srcu-torture builds with SRCU_TORTURE and links the
- * never-installed libsrcu_torture.a, whose readers may be delayed between
- * loading the index and counting on it (the stale-reader window). */
-#ifdef SRCU_TORTURE
-SRCU__API extern void (*srcu__torture_reader_delay)(void);
-#define SRCU__TORTURE_READER_DELAY() \
-	do { if (srcu__torture_reader_delay) srcu__torture_reader_delay(); } while (0)
-#else
-#define SRCU__TORTURE_READER_DELAY() do { } while (0)
+/* Between loading the index and counting on it (the stale-reader
+ * window): nothing, except in the never-installed test build, which
+ * defines it first (src/torture_hook.h). */
+#ifndef SRCU__READ_LOCK_HOOK
+#define SRCU__READ_LOCK_HOOK() do { } while (0)
 #endif
 
 #define SRCU__UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -348,7 +344,7 @@ static inline int srcu_read_lock(struct srcu_struct *sp)
 		return srcu__index(srcu__read_lock_slow(sp));
 	if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
 		return srcu__index(srcu__read_lock_slow(sp));
-	SRCU__TORTURE_READER_DELAY();
+	SRCU__READ_LOCK_HOOK();
 	srcu__owner_inc(t + w, 0);
 	/* B: pairs with A (membarrier) in srcu__readers_done(); keeps the
 	 * critical section's accesses after the count, as the compiler sees

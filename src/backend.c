@@ -72,7 +72,7 @@ void srcu__backend_after_fork_child(void)
 void srcu__heavy_mb(void)
 {
 	if (load_relaxed(&srcu__fence_mode)) {
-		srcu__smp_mb();  /* pairs with the readers' locked RMWs */
+		srcu__smp_mb();  /* A, W (fence backend): pairs with the readers' locked RMWs */
 		return;
 	}
 	/* Every thread of the process executes a full fence; pairs with the

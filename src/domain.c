@@ -159,7 +159,11 @@ static SRCU__NORETURN void report_bad_id(struct srcu_struct *sp, bool dead,
 
 unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
 {
-	unsigned int id = id_acquire(sp);
+	unsigned int id;
+
+	if (!sp)
+		srcu__fatal("%s() called with a NULL domain", who);
+	id = id_acquire(sp);
 
 	if (id >= SRCU__ID_FIRST) {
 		if (load_relaxed(&srcu__domains[id]) != sp)

@@ -235,7 +235,7 @@ static bool readers_look_done(struct srcu_struct *sp, int idx)
 	struct srcu__scan scan;
 	unsigned long unlocks = srcu__sum_unlocks(sp, idx, &scan);
 
-	srcu__smp_mb();  /* orders the two sums on this thread only */
+	srcu__smp_mb();  /* L: local, pairs with none; its "idle" is re-checked under A */
 	return srcu__sum_locks(sp, idx, &scan) == unlocks;
 }
 
@@ -326,8 +326,9 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 		stat_inc(&sp->stat_exp_gps);
 	store_relaxed(&sp->gp_start_ns, (unsigned long)start);
 	store_relaxed(&sp->gp_seq, seq + SEQ_SCAN1);
-	/* Order the state store before the scans: a caller that sees the GP
-	 * idle (and so expects a full GP after its snapshot) is covered. */
+	/* S: pairs with P in srcu__gp_snap(): the state store before the
+	 * scans, so a caller that sees the GP idle (and so expects a full GP
+	 * after its snapshot) is covered. */
 	srcu__smp_mb();
 	idx = srcu__cur_idx(sp);
 	if (!SRCU__BUSTED(ONESCAN))
@@ -459,9 +460,9 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 
 unsigned long srcu__gp_snap(struct srcu_struct *sp)
 {
-	/* Pairs with the fence after the GP's state store in run_gp() and
-	 * with A: the caller's updates are ordered before the snapshot, so
-	 * the GP that satisfies it starts after them. */
+	/* P: pairs with S in run_gp() and with A: the caller's updates are
+	 * ordered before the snapshot, so the GP that satisfies it starts
+	 * after them. */
 	srcu__smp_mb();
 	return seq_snap(sp);
 }
@@ -486,8 +487,9 @@ static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__d
 			wait_for_gp_event(sp, ev, dl);
 		}
 	}
-	/* What the caller does next is ordered after the GP, even when
-	 * another thread ran it. */
+	/* F: pairs with the last check's A (through gp_seq's release and
+	 * acquire): what the caller does next (its frees) is ordered after
+	 * the GP, even when another thread ran it. */
 	srcu__smp_mb();
 	srcu__hb_gp_end(srcu__id_of(sp));
 }
@@ -519,11 +521,13 @@ unsigned long get_state_synchronize_srcu(struct srcu_struct *sp)
 
 bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie)
 {
+	if (!sp)
+		srcu__fatal("poll_state_synchronize_srcu() called with a NULL domain");
 	if (SRCU__BUSTED(EARLYPOLL))
 		cookie -= 4;
-	if (!sp || !seq_done(sp, cookie))
+	if (!seq_done(sp, cookie))
 		return false;
-	/* As at the end of synchronize(): what the caller does next (free
+	/* F, as at the end of synchronize(): what the caller does next (free
 	 * the object) is ordered after the grace period. */
 	srcu__smp_mb();
 	srcu__hb_gp_end(srcu__id_of(sp));
@@ -548,6 +552,6 @@ void synchronize_srcu_expedited(struct srcu_struct *sp)
 unsigned long srcu_batches_completed(struct srcu_struct *sp)
 {
 	if (!sp)
-		return 0;
+		srcu__fatal("srcu_batches_completed() called with a NULL domain");
 	return load_acquire(&sp->gp_seq) >> 2;
 }

@@ -151,10 +151,11 @@ static struct srcu__record *my_record(void)
 		srcu__fatal("%s: out of memory for its reader record",
 			    srcu__thread_desc(t, sizeof(t)));
 	}
-	/* Pairs with the full fence before a check (the GP's start, or A of
-	 * the check before): a check whose unlock sum saw this record free
-	 * (or not yet listed) skips it in its lock sum too, so this thread's
-	 * sections must see everything published before that check began. */
+	/* R: pairs with the full fence before a check (S at the GP's start,
+	 * or A of the check before): a check whose unlock sum saw this record
+	 * free (or not yet listed) skips it in its lock sum too, so this
+	 * thread's sections must see everything published before that check
+	 * began. */
 	srcu__smp_mb();
 	pthread_setspecific(exit_key, r);
 	self = r;
@@ -183,7 +184,7 @@ int srcu__read_lock_slow(struct srcu_struct *sp)
 	if (!load_relaxed(&srcu__fence_mode))
 		return srcu_read_lock(sp);   /* the fast path now succeeds */
 	idx = srcu__cur_idx(sp);
-	SRCU__TORTURE_READER_DELAY();
+	SRCU__READ_LOCK_HOOK();
 	count_mb(&r->slots[id].lock[idx]);   /* B: pairs with A */
 	return idx;
 }
@@ -324,7 +325,7 @@ int srcu_down_read(struct srcu_struct *sp)
 
 	(void)srcu__domain_id(sp, "srcu_down_read");
 	idx = srcu__cur_idx(sp);
-	SRCU__TORTURE_READER_DELAY();
+	SRCU__READ_LOCK_HOOK();
 	__atomic_fetch_add(&sp->down_lock[idx], 1, __ATOMIC_SEQ_CST);
 	srcu__mb_after_rmw();  /* B: as in srcu_read_lock(), pairs with A */
 	return idx;

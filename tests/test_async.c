@@ -7,6 +7,20 @@
 
 #include <sys/wait.h>
 
+/* ThreadSanitizer's runtime is not fork-safe while other threads run (a
+ * child of a fork made mid-batch or from the worker hung in it once under
+ * ctest's load): the fork-mid-batch tests run in the other suites only. */
+#if defined(__SANITIZE_THREAD__)
+#define FORK_MID_BATCH 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FORK_MID_BATCH 0
+#endif
+#endif
+#ifndef FORK_MID_BATCH
+#define FORK_MID_BATCH 1
+#endif
+
 struct obj {
 	struct srcu_head rh;
 	int magic;            /* LIVE until its callback ran */
@@ -376,12 +390,15 @@ static void cbfork_run(struct srcu_head *h)
 		if (pid == 0) {
 			alarm(20);         /* a hang in the child fails it */
 			in_cb_child = 1;   /* this worker goes on in the child */
+			/* Last in the child's queue: after whatever of the
+			 * batch the fork handler might (wrongly) requeue.
+			 * Queued here, not by a later callback, which the
+			 * parent may not have queued yet at the fork. */
+			call_srcu(&dom, &cbfork_done, cbfork_child_done);
 		} else {
 			cb_child = pid;
 		}
 	}
-	if (in_cb_child && c == &cbfork_objs[3])
-		call_srcu(&dom, &cbfork_done, cbfork_child_done);
 }
 
 /*
@@ -556,9 +573,11 @@ int main(void)
 	test_callback_queues_callback();
 	test_fork();
 	test_polling_and_wrap();
-	test_fork_mid_batch();
-	test_callback_forks();
-	test_fork_while_worker_polls();
+	if (FORK_MID_BATCH) {
+		test_fork_mid_batch();
+		test_callback_forks();
+		test_fork_while_worker_polls();
+	}
 	test_poll_survives_busy_cleanup();
 	test_stats();
 	CHECK(dies_saying(barrier_inside_section, "srcu_barrier()", "'async-misuse'",

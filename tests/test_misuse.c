@@ -118,6 +118,15 @@ static void sync_null(void)
 	synchronize_srcu(NULL);
 }
 
+/* The NULL policy (README, "API"): calls that return an error code say
+ * -EINVAL (test_api); the others abort naming the call. */
+static void batches_null(void) { (void)srcu_batches_completed(NULL); }
+static void poll_null(void) { (void)poll_state_synchronize_srcu(NULL, 0); }
+static void down_read_null(void) { (void)srcu_down_read(NULL); }
+static void up_read_null(void) { srcu_up_read(NULL, 0); }
+static void get_state_null(void) { (void)get_state_synchronize_srcu(NULL); }
+static void barrier_null(void) { srcu_barrier(NULL); }
+
 static void lock_uninitialized(void)
 {
 	struct srcu_struct junk;
@@ -241,6 +250,12 @@ int main(void)
 	CHECK(dies_saying(up_without_down, "srcu_up_read()", "without a matching",
 			  "'misuse-domain'", NULL));
 	CHECK(dies_saying(sync_null, "NULL domain", NULL));
+	CHECK(dies_saying(batches_null, "srcu_batches_completed()", "NULL domain", NULL));
+	CHECK(dies_saying(poll_null, "poll_state_synchronize_srcu()", "NULL domain", NULL));
+	CHECK(dies_saying(down_read_null, "srcu_down_read()", "NULL domain", NULL));
+	CHECK(dies_saying(up_read_null, "srcu_up_read()", "NULL domain", NULL));
+	CHECK(dies_saying(get_state_null, "get_state_synchronize_srcu()", "NULL domain", NULL));
+	CHECK(dies_saying(barrier_null, "srcu_barrier()", "NULL domain", NULL));
 	CHECK(dies_saying(lock_uninitialized, "never initialized", "'junk'", NULL));
 	CHECK(dies_saying(sync_other_domain_inside_section, NULL));
 	CHECK(dies_saying(init_live_domain, "init_srcu_struct()", "'misuse-domain'", "live",
