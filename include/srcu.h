@@ -87,58 +87,37 @@ SRCU__API extern unsigned int srcu__gp_waits[SRCU__MAX_IDS * SRCU__SLOT_WORDS];
 /* ---------------------------------------------------------------------- */
 /* The domain.                                                            */
 
+/* The private area's size: three 64-byte lines (src/layout.h asserts
+ * that its layout fits). */
+#define SRCU__PRIVATE_SIZE 192u
+
 struct srcu_struct {
-	/* Read-side state: read by every reader, written by the updater.
-	 * Both words are 0 in a static domain not yet used. */
+	/* Read-side state: all the inline fast path reads.  Both words are 0
+	 * in a static domain not yet used. */
 	uint16_t slot_word;      /* id * SRCU__SLOT_WORDS: its slot in tables */
 	uint16_t lock_word;      /* slot_word + current index: the GP flips it */
-	unsigned int pad0;
+	unsigned int srcu__reserved;
 	const char *name;        /* used in every message; may be NULL */
-	char pad1[64 - 16];
 
-	/* Update-side state: written by updaters only, under gp_lock unless
-	 * noted.  See src/gp.c. */
-	unsigned long gp_seq;         /* ctr << 2 | state; release-stored */
-	unsigned long gp_seq_needed;  /* furthest snapshot requested (atomic max) */
-	unsigned long gp_exp_needed;  /* furthest snapshot requested expedited */
-	unsigned int gp_lock;         /* 0 free, 1 held: the GP runner */
-	unsigned int pad2;
-	unsigned long stat_checks;    /* full reader checks performed */
-	unsigned long stat_sleeps;    /* futex sleeps while waiting for readers */
-	unsigned long stat_exp_gps;   /* grace periods run expedited */
+	unsigned char srcu__pad[64 - 16];
 
-	/* What waiting callers watch, on its own line: the runner writes it
-	 * once per GP, not at every step. */
-	unsigned int gp_event;        /* futex: bumped when a GP ends or runner leaves */
-	unsigned int gp_event_waiters;/* callers sleeping on gp_event (atomic) */
-	unsigned int gp_heavy;        /* the last check needed a membarrier */
-	char pad3[64 - 12];
-
-	/* srcu_down_read()/srcu_up_read() counters: shared, atomic RMW. */
-	unsigned long down_lock[2];
-	unsigned long down_unlock[2];
-
-	/* call_srcu(), diagnostics, statistics (src/async.c, src/stall.c).
-	 * Zero means "the default" or "none yet". */
-	struct srcu__async *async;    /* call_srcu() worker and queues, lazily */
-	unsigned long backlog_limit;  /* 0: SRCU_BACKLOG_DEFAULT */
-	unsigned int stall_ms;        /* 0: SRCU_STALL_DEFAULT_MS; ~0u: off */
-	unsigned int stat_stalls;     /* stall reports made (runner) */
-	unsigned long gp_start_ns;    /* when the running GP began (runner) */
-	unsigned long stat_gp_ns_sum; /* over the GPs run (runner) */
-	unsigned long stat_gp_ns_max;
-	unsigned long stat_gps_timed;
+	/* Everything else is private (src/layout.h): the update side, three
+	 * groups a cache line each, from the domain's second line.  Fixed
+	 * size, zero in a static domain, so that DEFINE_SRCU needs no
+	 * allocation and sizeof is an ABI fact (doc/abi.md).  The type keeps
+	 * malloc()'s alignment; the lines are the domain's own when it is
+	 * 64-byte aligned, as DEFINE_SRCU makes it. */
+	unsigned char srcu__private[SRCU__PRIVATE_SIZE] __attribute__((aligned(8)));
 };
 
-#ifndef __cplusplus
-#define SRCU_INITIALIZER(domain) { .slot_word = 0, .name = #domain }
-#else   /* every member, in order: C++ warns about skipped ones */
-#define SRCU_INITIALIZER(domain) { 0, 0, 0, #domain, {0}, \
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}, {0, 0}, {0, 0}, \
-	0, 0, 0, 0, 0, 0, 0, 0 }
-#endif
-#define DEFINE_SRCU(name)        struct srcu_struct name = SRCU_INITIALIZER(name)
-#define DEFINE_STATIC_SRCU(name) static struct srcu_struct name = SRCU_INITIALIZER(name)
+#define SRCU_INITIALIZER(domain) { 0, 0, 0, #domain, { 0 }, { 0 } }
+/* Static domains start a cache line: the update side's groups are then
+ * lines of their own. */
+#define SRCU__LINE __attribute__((aligned(64)))
+#define DEFINE_SRCU(name) \
+	struct srcu_struct name SRCU__LINE = SRCU_INITIALIZER(name)
+#define DEFINE_STATIC_SRCU(name) \
+	static struct srcu_struct name SRCU__LINE = SRCU_INITIALIZER(name)
 
 /* ---------------------------------------------------------------------- */
 /* Out-of-line API (src/).                                                */

@@ -48,7 +48,7 @@ struct srcu_gate {
 #define SRCU_GATE_INITIALIZER(name) { SRCU_INITIALIZER(name), 0, 0, \
 	PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0 }
 #endif
-#define DEFINE_SRCU_GATE(name) struct srcu_gate name = SRCU_GATE_INITIALIZER(name)
+#define DEFINE_SRCU_GATE(name) struct srcu_gate name SRCU__LINE = SRCU_GATE_INITIALIZER(name)
 
 SRCU__API int  srcu_gate_init(struct srcu_gate *g);       /* 0, -EINVAL or -ENOMEM */
 /* 0, or -EBUSY while a user is inside or asleep in enter, or a reset runs

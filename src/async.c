@@ -17,7 +17,7 @@
  * callback).  Their calls go past the limit and are counted as overruns.
  *
  * Locking: a->lock protects everything in struct srcu__async but ->cursor;
- * callbacks run without it.  sp->async is installed and removed under the
+ * callbacks run without it.  srcu__dom(sp)->async is installed and removed under the
  * registry lock, so that fork() (which holds the registry lock) sees every
  * live async's lock and none that cleanup is freeing.
  *
@@ -57,7 +57,7 @@ static __thread struct srcu_struct *worker_of;
 
 static struct srcu__async *async_of(struct srcu_struct *sp)
 {
-	return load_acquire(&sp->async);
+	return load_acquire(&srcu__dom(sp)->async);
 }
 
 /* sp's async state, created on first use; NULL if out of memory. */
@@ -68,14 +68,14 @@ static struct srcu__async *async_get(struct srcu_struct *sp)
 	if (a)
 		return a;
 	pthread_mutex_lock(&srcu__registry_lock);
-	a = sp->async;
+	a = srcu__dom(sp)->async;
 	if (!a && (a = calloc(1, sizeof(*a))) != NULL) {
 		pthread_mutex_init(&a->lock, NULL);
 		pthread_cond_init(&a->work, NULL);
 		pthread_cond_init(&a->room, NULL);
 		a->tail = &a->head;
 		srcu__vg_quiet(&a->cursor, sizeof(a->cursor));   /* read by a fork child */
-		store_release(&sp->async, a);   /* pairs with async_of() */
+		store_release(&srcu__dom(sp)->async, a);   /* pairs with async_of() */
 	}
 	pthread_mutex_unlock(&srcu__registry_lock);
 	return a;
@@ -83,7 +83,7 @@ static struct srcu__async *async_get(struct srcu_struct *sp)
 
 static unsigned long backlog_limit(struct srcu_struct *sp)
 {
-	unsigned long l = load_relaxed(&sp->backlog_limit);
+	unsigned long l = load_relaxed(&srcu__dom(sp)->backlog_limit);
 
 	return l ? l : SRCU_BACKLOG_DEFAULT;
 }
@@ -166,7 +166,7 @@ static void *worker_main(void *arg)
 			/* start_poll_synchronize_srcu() asked for a GP. */
 			a->in_gp = true;
 			pthread_mutex_unlock(&a->lock);
-			srcu__gp_wait_seq(sp, load_acquire(&sp->gp_seq_needed));
+			srcu__gp_wait_seq(sp, load_acquire(&srcu__dom(sp)->gp_seq_needed));
 			pthread_mutex_lock(&a->lock);
 			a->in_gp = false;
 		} else if (a->stop) {
@@ -358,7 +358,7 @@ int srcu_set_backlog_limit(struct srcu_struct *sp, unsigned long limit)
 
 	if (!sp)
 		return -EINVAL;
-	store_relaxed(&sp->backlog_limit, limit);
+	store_relaxed(&srcu__dom(sp)->backlog_limit, limit);
 	a = async_of(sp);
 	if (a) {   /* a raised limit lets waiting callers in */
 		pthread_mutex_lock(&a->lock);
@@ -403,11 +403,11 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 	} else {
 		pthread_mutex_unlock(&a->lock);
 	}
-	/* Under the registry lock: a fork_prepare() that read sp->async
+	/* Under the registry lock: a fork_prepare() that read srcu__dom(sp)->async
 	 * before this has it locked until fork_parent(), and one after it
 	 * sees NULL, so none locks a freed async. */
 	pthread_mutex_lock(&srcu__registry_lock);
-	store_release(&sp->async, NULL);
+	store_release(&srcu__dom(sp)->async, NULL);
 	pthread_mutex_unlock(&srcu__registry_lock);
 	pthread_cond_destroy(&a->work);
 	pthread_cond_destroy(&a->room);
@@ -416,10 +416,10 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 	return 0;
 }
 
-/* Caller holds the registry lock, so sp->async cannot be freed here. */
+/* Caller holds the registry lock, so srcu__dom(sp)->async cannot be freed here. */
 void srcu__async_fork_prepare(struct srcu_struct *sp)
 {
-	struct srcu__async *a = sp->async;
+	struct srcu__async *a = srcu__dom(sp)->async;
 
 	SRCU__TORTURE_POINT(FORK_PREPARE, a);
 	if (a)
@@ -428,8 +428,8 @@ void srcu__async_fork_prepare(struct srcu_struct *sp)
 
 void srcu__async_fork_parent(struct srcu_struct *sp)
 {
-	if (sp->async)
-		pthread_mutex_unlock(&sp->async->lock);
+	if (srcu__dom(sp)->async)
+		pthread_mutex_unlock(&srcu__dom(sp)->async->lock);
 }
 
 /* The child's queue: the unstarted rest of a taken batch (from the
@@ -463,7 +463,7 @@ static void requeue_in_child(struct srcu__async *a)
  * parent's worker may have been waiting for a GP: not the child's. */
 void srcu__async_fork_child(struct srcu_struct *sp)
 {
-	struct srcu__async *a = sp->async;
+	struct srcu__async *a = srcu__dom(sp)->async;
 
 	if (!a)
 		return;

@@ -184,7 +184,7 @@ unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
 	return id;
 }
 
-/* Unbind sp from its id. The caller holds sp->gp_lock and has checked
+/* Unbind sp from its id. The caller holds sp's gp_lock and has checked
  * that no reader is inside (lifecycle.c's cleanup). */
 void srcu__domain_unbind(struct srcu_struct *sp, unsigned int id)
 {

@@ -79,10 +79,10 @@ static void stat_inc(unsigned long *c)
 
 static void stat_gp_time(struct srcu_struct *sp, unsigned long ns)
 {
-	store_relaxed(&sp->stat_gp_ns_sum, load_relaxed(&sp->stat_gp_ns_sum) + ns);
-	if (ns > load_relaxed(&sp->stat_gp_ns_max))
-		store_relaxed(&sp->stat_gp_ns_max, ns);
-	stat_inc(&sp->stat_gps_timed);
+	store_relaxed(&srcu__dom(sp)->stat_gp_ns_sum, load_relaxed(&srcu__dom(sp)->stat_gp_ns_sum) + ns);
+	if (ns > load_relaxed(&srcu__dom(sp)->stat_gp_ns_max))
+		store_relaxed(&srcu__dom(sp)->stat_gp_ns_max, ns);
+	stat_inc(&srcu__dom(sp)->stat_gps_timed);
 }
 
 /* ---- the sums a check is made of ---- */
@@ -114,7 +114,7 @@ unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__sc
 	struct srcu__record *me = srcu__self_record();
 
 	memset(scan, 0, sizeof(*scan));
-	sum = scan->down_unlocks = load_acquire(&sp->down_unlock[idx]);
+	sum = scan->down_unlocks = load_acquire(&srcu__dom(sp)->down_unlock[idx]);
 	for (r = load_acquire(&srcu__records); r; r = r->next) {
 		bool owned = load_acquire(&r->tid) != 0;
 
@@ -145,7 +145,7 @@ unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__sc
 unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx, const struct srcu__scan *scan)
 {
 	unsigned int id = srcu__id_of(sp);
-	unsigned long sum = load_acquire(&sp->down_lock[idx]);
+	unsigned long sum = load_acquire(&srcu__dom(sp)->down_lock[idx]);
 	struct srcu__record *r;
 
 	if (SRCU__UNLIKELY((long)(scan->down_unlocks - sum) > 0))
@@ -177,10 +177,10 @@ unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx, const struct srcu
 void srcu__check_unlocks(struct srcu_struct *sp, int idx)
 {
 	unsigned int id = srcu__id_of(sp);
-	unsigned long du = load_acquire(&sp->down_unlock[idx]);
+	unsigned long du = load_acquire(&srcu__dom(sp)->down_unlock[idx]);
 	struct srcu__record *r;
 
-	if (SRCU__UNLIKELY((long)(du - load_acquire(&sp->down_lock[idx])) > 0))
+	if (SRCU__UNLIKELY((long)(du - load_acquire(&srcu__dom(sp)->down_lock[idx])) > 0))
 		srcu__report_extra_up(sp, idx);
 	for (r = load_acquire(&srcu__records); r; r = r->next) {
 		struct srcu__slot *s = &r->slots[id];
@@ -222,9 +222,9 @@ bool srcu__readers_done(struct srcu_struct *sp, int idx)
 		srcu__heavy_mb();
 	else
 		srcu__smp_mb();
-	if (load_relaxed(&sp->gp_heavy) != scan.others)
-		store_relaxed(&sp->gp_heavy, scan.others);
-	stat_inc(&sp->stat_checks);
+	if (load_relaxed(&srcu__dom(sp)->gp_heavy) != scan.others)
+		store_relaxed(&srcu__dom(sp)->gp_heavy, scan.others);
+	stat_inc(&srcu__dom(sp)->stat_checks);
 	return srcu__sum_locks(sp, idx, &scan) == unlocks;
 }
 
@@ -277,7 +277,7 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 
 		if (readers_look_done(sp, idx) && srcu__readers_done(sp, idx))
 			break;
-		stat_inc(&sp->stat_sleeps);
+		stat_inc(&srcu__dom(sp)->stat_sleeps);
 		wait_on(wake_seq, seq, dl, srcu__stall_deadline(&watch));
 		srcu__check_unlocks(sp, idx ^ 1);   /* a stall caused by misuse? */
 		srcu__stall_check(sp, idx, &watch);
@@ -303,9 +303,9 @@ static void gp_event_bump(struct srcu_struct *sp)
 	 * they see the new event or we see them.  (A flag that the waker
 	 * clears would save wake-ups but lose some: a waiter about to sleep
 	 * on the new value would miss the wake-up that cleared its flag.) */
-	__atomic_fetch_add(&sp->gp_event, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&sp->gp_event_waiters, __ATOMIC_SEQ_CST))
-		srcu__futex_wake(&sp->gp_event, INT_MAX);
+	__atomic_fetch_add(&srcu__dom(sp)->gp_event, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&srcu__dom(sp)->gp_event_waiters, __ATOMIC_SEQ_CST))
+		srcu__futex_wake(&srcu__dom(sp)->gp_event, INT_MAX);
 }
 
 static void flip(struct srcu_struct *sp)
@@ -317,15 +317,15 @@ static void flip(struct srcu_struct *sp)
 
 static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 {
-	unsigned long seq = load_relaxed(&sp->gp_seq);
-	bool exp = ULONG_CMP_GE(load_relaxed(&sp->gp_exp_needed), seq + 4);
+	unsigned long seq = load_relaxed(&srcu__dom(sp)->gp_seq);
+	bool exp = ULONG_CMP_GE(load_relaxed(&srcu__dom(sp)->gp_exp_needed), seq + 4);
 	long start = now_ns();
 	int idx;
 
 	if (exp)
-		stat_inc(&sp->stat_exp_gps);
-	store_relaxed(&sp->gp_start_ns, (unsigned long)start);
-	store_relaxed(&sp->gp_seq, seq + SEQ_SCAN1);
+		stat_inc(&srcu__dom(sp)->stat_exp_gps);
+	store_relaxed(&srcu__dom(sp)->gp_start_ns, (unsigned long)start);
+	store_relaxed(&srcu__dom(sp)->gp_seq, seq + SEQ_SCAN1);
 	/* S: pairs with P in srcu__gp_snap(): the state store before the
 	 * scans, so a caller that sees the GP idle (and so expects a full GP
 	 * after its snapshot) is covered. */
@@ -334,11 +334,11 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 	if (!SRCU__BUSTED(ONESCAN))
 		wait_readers(sp, idx ^ 1, exp, dl);  /* SCAN1: stale readers */
 	flip(sp);
-	store_relaxed(&sp->gp_seq, seq + SEQ_SCAN2);
+	store_relaxed(&srcu__dom(sp)->gp_seq, seq + SEQ_SCAN2);
 	wait_readers(sp, idx, exp, dl);          /* SCAN2: the old index */
 	/* Release pairs with the acquire in seq_done(): a caller that sees
 	 * the GP ended is ordered after the scans' fences. */
-	store_release(&sp->gp_seq, seq + 4);
+	store_release(&srcu__dom(sp)->gp_seq, seq + 4);
 	gp_event_bump(sp);
 	stat_gp_time(sp, (unsigned long)(now_ns() - start));
 }
@@ -347,13 +347,13 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 
 static bool seq_done(struct srcu_struct *sp, unsigned long s)
 {
-	return ULONG_CMP_GE(load_acquire(&sp->gp_seq), s);
+	return ULONG_CMP_GE(load_acquire(&srcu__dom(sp)->gp_seq), s);
 }
 
 /* gp_seq once a GP that starts after now has ended. */
 static unsigned long seq_snap(struct srcu_struct *sp)
 {
-	return (load_acquire(&sp->gp_seq) + 2 * SEQ_STATE_MASK + 1) & ~SEQ_STATE_MASK;
+	return (load_acquire(&srcu__dom(sp)->gp_seq) + 2 * SEQ_STATE_MASK + 1) & ~SEQ_STATE_MASK;
 }
 
 static void seq_request(unsigned long *needed, unsigned long s)
@@ -372,14 +372,14 @@ bool srcu__gp_trylock(struct srcu_struct *sp)
 
 	/* Look before the CAS: a failing CAS would still take the line
 	 * away from the runner, once per waiting caller per GP. */
-	return load_relaxed(&sp->gp_lock) == 0 &&
-	       __atomic_compare_exchange_n(&sp->gp_lock, &expected, 1, false,
+	return load_relaxed(&srcu__dom(sp)->gp_lock) == 0 &&
+	       __atomic_compare_exchange_n(&srcu__dom(sp)->gp_lock, &expected, 1, false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 void srcu__gp_unlock(struct srcu_struct *sp)
 {
-	store_release(&sp->gp_lock, 0);
+	store_release(&srcu__dom(sp)->gp_lock, 0);
 	gp_event_bump(sp);   /* a waiter whose GP is not done takes over */
 }
 
@@ -390,7 +390,7 @@ static void run_gps(struct srcu_struct *sp, unsigned long s, struct srcu__deadli
 	while (!seq_done(sp, s))
 		run_gp(sp, dl);
 	while (extra++ < MAX_EXTRA_GPS &&
-	       ULONG_CMP_LT(load_relaxed(&sp->gp_seq), load_acquire(&sp->gp_seq_needed)))
+	       ULONG_CMP_LT(load_relaxed(&srcu__dom(sp)->gp_seq), load_acquire(&srcu__dom(sp)->gp_seq_needed)))
 		run_gp(sp, NULL);   /* others' GPs: our deadline is not theirs */
 }
 
@@ -405,7 +405,7 @@ static bool gp_event_soon(struct srcu_struct *sp, unsigned int ev)
 
 	do {
 		for (i = 0; i < 32; i++) {
-			if (load_acquire(&sp->gp_event) != ev)
+			if (load_acquire(&srcu__dom(sp)->gp_event) != ev)
 				return true;
 			srcu__cpu_relax();
 		}
@@ -419,11 +419,11 @@ static bool gp_event_soon(struct srcu_struct *sp, unsigned int ev)
 static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev,
 			      struct srcu__deadline *dl)
 {
-	if (!load_relaxed(&sp->gp_heavy) && gp_event_soon(sp, ev))
+	if (!load_relaxed(&srcu__dom(sp)->gp_heavy) && gp_event_soon(sp, ev))
 		return;
-	__atomic_fetch_add(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
-	wait_on(&sp->gp_event, ev, dl, -1);
-	__atomic_fetch_sub(&sp->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&srcu__dom(sp)->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
+	wait_on(&srcu__dom(sp)->gp_event, ev, dl, -1);
+	__atomic_fetch_sub(&srcu__dom(sp)->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
 }
 
 static void check_not_reader(struct srcu_struct *sp, const char *who)
@@ -450,9 +450,9 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 	if (SRCU__BUSTED(NOSYNC))
 		return;
 	s = srcu__gp_snap(sp);
-	seq_request(&sp->gp_seq_needed, s);
+	seq_request(&srcu__dom(sp)->gp_seq_needed, s);
 	if (exp)
-		seq_request(&sp->gp_exp_needed, s);
+		seq_request(&srcu__dom(sp)->gp_exp_needed, s);
 	srcu__set_waiting_on(sp);   /* for deadlock probes */
 	wait_for_seq(sp, s, dl);
 	srcu__set_waiting_on(NULL);
@@ -469,14 +469,14 @@ unsigned long srcu__gp_snap(struct srcu_struct *sp)
 
 bool srcu__gp_needed(struct srcu_struct *sp)
 {
-	return ULONG_CMP_LT(load_acquire(&sp->gp_seq), load_acquire(&sp->gp_seq_needed));
+	return ULONG_CMP_LT(load_acquire(&srcu__dom(sp)->gp_seq), load_acquire(&srcu__dom(sp)->gp_seq_needed));
 }
 
 /* Return once gp_seq has reached s, running GPs when nobody else does. */
 static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__deadline *dl)
 {
 	for (;;) {
-		unsigned int ev = load_acquire(&sp->gp_event);
+		unsigned int ev = load_acquire(&srcu__dom(sp)->gp_event);
 
 		if (seq_done(sp, s))
 			break;
@@ -511,7 +511,7 @@ unsigned long srcu__gp_polled_snap(struct srcu_struct *sp, const char *who)
 
 void srcu__gp_request(struct srcu_struct *sp, unsigned long s)
 {
-	seq_request(&sp->gp_seq_needed, s);
+	seq_request(&srcu__dom(sp)->gp_seq_needed, s);
 }
 
 unsigned long get_state_synchronize_srcu(struct srcu_struct *sp)
@@ -553,5 +553,5 @@ unsigned long srcu_batches_completed(struct srcu_struct *sp)
 {
 	if (!sp)
 		srcu__fatal("srcu_batches_completed() called with a NULL domain");
-	return load_acquire(&sp->gp_seq) >> 2;
+	return load_acquire(&srcu__dom(sp)->gp_seq) >> 2;
 }

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "srcu.h"
+#include "layout.h"
 #include "torture.h"
 #include "vg.h"
 

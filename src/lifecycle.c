@@ -54,7 +54,7 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 		return err;
 	if (!srcu__gp_trylock(sp))
 		return -EBUSY;            /* a grace period is running */
-	if (load_acquire(&sp->gp_event_waiters) ||
+	if (load_acquire(&srcu__dom(sp)->gp_event_waiters) ||
 	    !srcu__readers_done(sp, 0) || !srcu__readers_done(sp, 1))
 		err = -EBUSY;             /* updaters waiting, or readers inside */
 	else
@@ -97,13 +97,13 @@ static void fork_parent(void)
  */
 static void reset_gp_state(struct srcu_struct *sp, unsigned int id)
 {
-	sp->gp_lock = 0;
-	sp->gp_event_waiters = 0;
+	srcu__dom(sp)->gp_lock = 0;
+	srcu__dom(sp)->gp_event_waiters = 0;
 	*srcu__gp_waiting(id, 0) = 0;
 	*srcu__gp_waiting(id, 1) = 0;
-	sp->gp_seq &= ~3ul;
-	sp->gp_seq_needed = sp->gp_seq;
-	sp->gp_exp_needed = sp->gp_seq;
+	srcu__dom(sp)->gp_seq &= ~3ul;
+	srcu__dom(sp)->gp_seq_needed = srcu__dom(sp)->gp_seq;
+	srcu__dom(sp)->gp_exp_needed = srcu__dom(sp)->gp_seq;
 }
 
 static void fork_child(void)
@@ -129,13 +129,13 @@ int srcu_get_stats(struct srcu_struct *sp, struct srcu_stats *st)
 		return -EINVAL;
 	memset(st, 0, sizeof(*st));
 	st->gps = srcu_batches_completed(sp);
-	st->gps_expedited = load_relaxed(&sp->stat_exp_gps);
-	timed = load_relaxed(&sp->stat_gps_timed);
+	st->gps_expedited = load_relaxed(&srcu__dom(sp)->stat_exp_gps);
+	timed = load_relaxed(&srcu__dom(sp)->stat_gps_timed);
 	if (timed)
-		st->gp_mean_us = (double)load_relaxed(&sp->stat_gp_ns_sum) / (double)timed / 1e3;
-	st->gp_max_us = (double)load_relaxed(&sp->stat_gp_ns_max) / 1e3;
+		st->gp_mean_us = (double)load_relaxed(&srcu__dom(sp)->stat_gp_ns_sum) / (double)timed / 1e3;
+	st->gp_max_us = (double)load_relaxed(&srcu__dom(sp)->stat_gp_ns_max) / 1e3;
 	srcu__async_stats(sp, st);
 	st->reader_threads = srcu__reader_threads(sp);
-	st->stalls = load_relaxed(&sp->stat_stalls);
+	st->stalls = load_relaxed(&srcu__dom(sp)->stat_stalls);
 	return 0;
 }

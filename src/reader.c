@@ -326,7 +326,7 @@ int srcu_down_read(struct srcu_struct *sp)
 	(void)srcu__domain_id(sp, "srcu_down_read");
 	idx = srcu__cur_idx(sp);
 	SRCU__READ_LOCK_HOOK();
-	__atomic_fetch_add(&sp->down_lock[idx], 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&srcu__dom(sp)->down_lock[idx], 1, __ATOMIC_SEQ_CST);
 	srcu__mb_after_rmw();  /* B: as in srcu_read_lock(), pairs with A */
 	return idx;
 }
@@ -345,13 +345,13 @@ void srcu_up_read(struct srcu_struct *sp, int idx)
 	 * behind them visible, and ours is not among them, so locks exceed
 	 * them unless this up_read has no down_read.  (The other order races
 	 * with sections that start and end between the two loads.) */
-	unsigned long unlocks = load_acquire(&sp->down_unlock[idx]);
+	unsigned long unlocks = load_acquire(&srcu__dom(sp)->down_unlock[idx]);
 
-	if ((long)(load_relaxed(&sp->down_lock[idx]) - unlocks) <= 0)
+	if ((long)(load_relaxed(&srcu__dom(sp)->down_lock[idx]) - unlocks) <= 0)
 		srcu__fatal("srcu_up_read() on domain %s without a matching "
 			    "srcu_down_read() (index %d)", srcu__name(sp, n, sizeof(n)), idx);
 	srcu__hb_section_end(id, idx);
-	count_mb(&sp->down_unlock[idx]);     /* C and W, as in srcu_read_unlock() */
+	count_mb(&srcu__dom(sp)->down_unlock[idx]);     /* C and W, as in srcu_read_unlock() */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
 }
 

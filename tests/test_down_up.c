@@ -4,6 +4,7 @@
  * period that sleeps waiting for them.
  */
 #include "check.h"
+#include "../src/layout.h"   /* white-box: the private domain layout */
 
 static struct srcu_struct dom;
 static int handed_idx, handed, ending;
@@ -39,10 +40,10 @@ static void test_cross_thread(void)
 	u = spawn(upper, NULL);
 	flag_wait(&handed);
 	join(d);
-	sleeps = dom.stat_sleeps;
+	sleeps = srcu__dom(&dom)->stat_sleeps;
 	synchronize_srcu(&dom);
 	CHECK(flag_get(&ending));
-	CHECK(dom.stat_sleeps > sleeps);          /* slept and was woken */
+	CHECK(srcu__dom(&dom)->stat_sleeps > sleeps);          /* slept and was woken */
 	join(u);
 	CHECK_EQ(cleanup_srcu_struct(&dom), 0);
 }

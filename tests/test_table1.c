@@ -16,6 +16,7 @@
  * still inside; they leave only after it, or after a 10 s deadline).
  */
 #include "check.h"
+#include "../src/layout.h"   /* white-box: the private domain layout */
 
 static struct srcu_struct s1, s2;
 static int row;            /* the last row completed */
@@ -75,7 +76,7 @@ static void *cpu2(void *arg)
 	wait_row(2);
 	/* Row 3 follows row 2: wait until synchronize_srcu() has entered its
 	 * wait for pre-existing readers (the second scan of Tree SRCU). */
-	while ((__atomic_load_n(&s1.gp_seq, __ATOMIC_SEQ_CST) & 3) != 2)
+	while ((__atomic_load_n(&srcu__dom(&s1)->gp_seq, __ATOMIC_SEQ_CST) & 3) != 2)
 		sleep_us(50);
 	i2 = srcu_read_lock(&s1);                     /* row 3 */
 	done_row(3);

@@ -1,0 +1,83 @@
+/*
+ * layout.h: the private part of struct srcu_struct, in the opaque area the
+ * public header reserves (srcu__private, SRCU__PRIVATE_SIZE bytes from the
+ * domain's second cache line).  Its groups are 64-byte lines, by who
+ * writes them, and the assertions below keep them so: a layout comment
+ * without one went stale before.  They are cache lines of their own when
+ * the domain is 64-byte aligned (DEFINE_SRCU makes static ones so); the
+ * type itself keeps malloc()'s alignment, so that a domain embedded in
+ * any allocation stays valid C (a 64-byte-aligned type would not be, in
+ * memory from malloc()).
+ *
+ * The library is built with -fno-strict-aliasing: this struct is reached
+ * through the byte array's address.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SRCU_LAYOUT_H
+#define SRCU_LAYOUT_H
+
+#include <stddef.h>
+
+#include "srcu.h"
+
+struct srcu__async;
+
+struct srcu__domain {
+	/* The runner's line: written by whoever holds gp_lock, once per
+	 * step of a grace period; read by callers taking snapshots. */
+	unsigned long gp_seq;         /* ctr << 2 | state; release-stored */
+	unsigned long gp_seq_needed;  /* furthest snapshot requested (atomic max) */
+	unsigned long gp_exp_needed;  /* furthest snapshot requested expedited */
+	unsigned int gp_lock;         /* 0 free, 1 held: the GP runner */
+	unsigned int pad0;
+	unsigned long stat_checks;    /* full reader checks performed */
+	unsigned long stat_sleeps;    /* futex sleeps while waiting for readers */
+	unsigned long stat_exp_gps;   /* grace periods run expedited */
+	unsigned long gp_start_ns;    /* when the running GP began */
+
+	/* The waiters' line: what callers sleep or spin on, written once
+	 * per GP end (with the GP's timing), so that waiting callers do not
+	 * take the runner's line at every step. */
+	unsigned int gp_event;        /* futex: bumped at GP end or runner leave */
+	unsigned int gp_event_waiters;/* callers sleeping on gp_event (atomic) */
+	unsigned int gp_heavy;        /* the last check needed a membarrier */
+	unsigned int pad1;
+	unsigned long stat_gp_ns_sum; /* over the GPs run (runner) */
+	unsigned long stat_gp_ns_max;
+	unsigned long stat_gps_timed;
+	char pad2[64 - 40];
+
+	/* srcu_down_read()/srcu_up_read() counters (shared, atomic RMW), and
+	 * the rarely written rest: call_srcu(), diagnostics.  Zero means
+	 * "the default" or "none yet". */
+	unsigned long down_lock[2];
+	unsigned long down_unlock[2];
+	struct srcu__async *async;    /* call_srcu() worker and queues, lazily */
+	unsigned long backlog_limit;  /* 0: SRCU_BACKLOG_DEFAULT */
+	unsigned int stall_ms;        /* 0: SRCU_STALL_DEFAULT_MS; ~0u: off */
+	unsigned int stat_stalls;     /* stall reports made (runner) */
+};
+
+/* What the assertions enforce: the private area starts on the domain's
+ * second line, so the read-side words share no line with the update
+ * side; each group starts a line of its own; the whole fits the area the
+ * public header reserves (sizeof(struct srcu_struct) is in doc/abi.md). */
+_Static_assert(offsetof(struct srcu_struct, srcu__private) == 64,
+	       "the update side starts on the domain's second cache line");
+_Static_assert(offsetof(struct srcu__domain, gp_event) == 64,
+	       "the waiters' fields start a cache line of their own");
+_Static_assert(offsetof(struct srcu__domain, down_lock) == 128,
+	       "down/up counters and the rest start a cache line of their own");
+_Static_assert(sizeof(struct srcu__domain) <= SRCU__PRIVATE_SIZE,
+	       "the private layout fits SRCU__PRIVATE_SIZE");
+_Static_assert(sizeof(struct srcu_struct) == 64 + SRCU__PRIVATE_SIZE,
+	       "sizeof(struct srcu_struct) is the documented ABI size");
+
+/* sp's private part. */
+static inline struct srcu__domain *srcu__dom(struct srcu_struct *sp)
+{
+	return (struct srcu__domain *)(void *)sp->srcu__private;
+}
+
+#endif /* SRCU_LAYOUT_H */
