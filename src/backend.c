@@ -54,8 +54,8 @@ static bool fences_requested(void)
 void srcu__backend_init(void)
 {
 	srcu__vg_quiet(&srcu__fence_mode, sizeof(srcu__fence_mode));
-	/* Under Valgrind, fences: Helgrind sees neither membarrier nor the
-	 * inline fast path, and the out-of-line one is annotated (vg.h). */
+	/* Under Helgrind, fences: it sees neither membarrier nor the inline
+	 * fast path, and the out-of-line one is annotated (vg.h). */
 	if (!fences_requested() && !srcu__vg_running() && membarrier_register())
 		store_relaxed(&srcu__fence_mode, 0);
 	/* else stay at 1: the reader fast paths use fences. */

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "srcu.h"
 #ifdef HAVE_URCU
 #include <urcu/urcu-memb.h>
@@ -22,13 +23,6 @@
 /* Every object waiting for its callback, counted: peak x size = memory. */
 static long outstanding, peak;
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void note_alloc(void)
 {
@@ -81,11 +75,11 @@ struct flavor_ops {
 /* Queue objects for secs, or until cap objects wait; how many. */
 static long produce(const struct flavor_ops *ops, double secs, long cap, int *capped)
 {
-	double t0 = now_s();
+	double t0 = clock_now_s();
 	long n = 0;
 
 	*capped = 0;
-	while (now_s() - t0 < secs) {
+	while (clock_now_s() - t0 < secs) {
 		for (int i = 0; i < 256; i++)
 			ops->queue_one();
 		n += 256;
@@ -125,12 +119,12 @@ static void run(const struct flavor_ops *ops, double secs, int with_sleeper,
 		while (!__atomic_load_n(&s.inside, __ATOMIC_SEQ_CST))
 			usleep(100);
 	}
-	t0 = now_s();
+	t0 = clock_now_s();
 	n = produce(ops, with_sleeper ? secs * 0.9 : secs, CALL_CAP, &capped);
 	if (with_sleeper)
 		pthread_join(t, NULL);
 	ops->barrier();
-	keep(f, with_sleeper, n, now_s() - t0, capped);
+	keep(f, with_sleeper, n, clock_now_s() - t0, capped);
 }
 
 static void *must_malloc(size_t n)
@@ -156,11 +150,11 @@ static const struct flavor_ops srcu_ops = { queue_srcu, barrier_srcu, srcu_lock,
 
 static double ns_per(void (*fn)(void), long n)
 {
-	double t0 = now_s();
+	double t0 = clock_now_s();
 
 	for (long i = 0; i < n; i++)
 		fn();
-	return (now_s() - t0) * 1e9 / (double)n;
+	return (clock_now_s() - t0) * 1e9 / (double)n;
 }
 
 static unsigned long cookie;

@@ -21,6 +21,7 @@
  * SPDX-License-Identifier: MIT
  */
 #define _GNU_SOURCE
+#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "peers.h"
 #include "bench_call.h"
 #include "bench_results.h"
@@ -64,13 +66,6 @@ static int wanted(int n)
 static int ncpu;
 static const char *self_path;
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -118,9 +113,9 @@ static void *read_worker(void *arg)
 	j->p->thread_online();
 	j->p->reads(j->iters / 10);     /* warm up: first-use slow paths */
 	pthread_barrier_wait(j->start);
-	t = now_s();
+	t = clock_now_s();
 	j->p->reads(j->iters);
-	j->ns_per_pair = (now_s() - t) * 1e9 / (double)j->iters;
+	j->ns_per_pair = (clock_now_s() - t) * 1e9 / (double)j->iters;
 	j->p->thread_offline();
 	return NULL;
 }
@@ -309,11 +304,11 @@ static void sync_latency(const struct peer *p, int busy, double *p50, double *p9
 	while (!flag_get(&r.ready))
 		usleep(100);
 	p->thread_online();
-	start = now_s();
-	for (k = 0; k < n && (k < 20 || now_s() - start < budget); k++) {
-		double t0 = now_s();
+	start = clock_now_s();
+	for (k = 0; k < n && (k < 20 || clock_now_s() - start < budget); k++) {
+		double t0 = clock_now_s();
 		p->synchronize();
-		v[k] = (now_s() - t0) * 1e6;
+		v[k] = (clock_now_s() - t0) * 1e6;
 	}
 	p->thread_offline();
 	flag_put(&r.stop, 1);
@@ -461,7 +456,7 @@ static void *hold_section(void *arg)
 	tok = h->p->lock();
 	flag_put(&h->inside, 1);
 	usleep((useconds_t)h->hold_us);
-	h->unlock_at = now_s();
+	h->unlock_at = clock_now_s();
 	h->p->unlock(tok);
 	h->p->thread_offline();
 	return NULL;
@@ -487,7 +482,7 @@ static void figure_wakeup(void)
 				usleep(50);
 			usleep(1000);   /* the synchronize starts with the reader inside */
 			p->synchronize();
-			v[k] = (now_s() - h.unlock_at) * 1e6;
+			v[k] = (clock_now_s() - h.unlock_at) * 1e6;
 			pthread_join(t, NULL);
 		}
 		double p50 = quantile(v, n, 0.5);
@@ -529,12 +524,12 @@ static void figure_isolation(void)
 		pthread_create(&t, NULL, hold_section, &h);
 		while (!flag_get(&h.inside))
 			usleep(50);
-		t0 = now_s();
+		t0 = clock_now_s();
 		if (p == &peer_srcu)
 			synchronize_srcu(&dom_a);
 		else
 			p->synchronize();
-		ms = (now_s() - t0) * 1e3;
+		ms = (clock_now_s() - t0) * 1e3;
 		pthread_join(t, NULL);
 		printf("%-16s %12.3f  %s\n", p->name, ms,
 		       p == &peer_srcu ? "(A and B are separate domains)"
@@ -578,9 +573,9 @@ static double gp_with_threads(const struct peer *p, int nthreads)
 	pthread_barrier_wait(&used);
 	p->thread_online();
 	for (k = 0; k < n; k++) {
-		double t0 = now_s();
+		double t0 = clock_now_s();
 		p->synchronize();
-		v[k] = (now_s() - t0) * 1e6;
+		v[k] = (clock_now_s() - t0) * 1e6;
 	}
 	p->thread_offline();
 	pthread_barrier_wait(&done);
@@ -613,24 +608,24 @@ static void domains_row(int n)
 	long rss0, rss1;
 	int i, idx;
 
-	t0 = now_s();
+	t0 = clock_now_s();
 	for (i = 0; i < n; i++)
 		init_srcu_struct(&d[i]);
-	init_ns = (now_s() - t0) * 1e9 / n;
+	init_ns = (clock_now_s() - t0) * 1e9 / n;
 	rss0 = rss_kib();   /* the domains themselves are counted as 216 B each */
 	for (i = 0; i < n; i++) {               /* this thread reads each once */
 		idx = srcu_read_lock(&d[i]);
 		srcu_read_unlock(&d[i], idx);
 	}
 	rss1 = rss_kib();
-	t0 = now_s();
+	t0 = clock_now_s();
 	for (i = 0; i < 20; i++)
 		synchronize_srcu_expedited(&d[n - 1]);
-	sync_us = (now_s() - t0) * 1e6 / 20;
-	t0 = now_s();
+	sync_us = (clock_now_s() - t0) * 1e6 / 20;
+	t0 = clock_now_s();
 	for (i = 0; i < n; i++)
 		cleanup_srcu_struct(&d[i]);
-	clean_ns = (now_s() - t0) * 1e9 / n;
+	clean_ns = (clock_now_s() - t0) * 1e9 / n;
 	free(d);
 	printf("%8d domains: init %7.0f ns, cleanup %7.0f ns each; synchronize_exp %7.2f us;"
 	       " memory %5zu B/domain + %4.1f B/(thread, domain) touched (RSS +%ld KiB)\n",
@@ -900,28 +895,41 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);   /* each line as it is measured, piped too */
 	self_path = argv[0];
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick"))
-			quick = 1;
-		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
-			json = argv[++i];
-		else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
-			csv = argv[++i];
-		else if (!strcmp(argv[i], "--plot") && i + 1 < argc)
-			plot = argv[++i];
-		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
-			only = argv[++i];
-		else if (!strcmp(argv[i], "--no-callgrind"))
-			callgrind = 0;
-		else if (!strcmp(argv[i], "--read-pair"))
-			read_pair_only = 1;
-		else if (!strcmp(argv[i], "--instr-child") && i + 1 < argc)
-			return instr_child(argv[i + 1]);
-		else {
+	for (;;) {
+		static const struct option opts[] = {
+			{ "quick", no_argument, 0, 'q' },
+			{ "json", required_argument, 0, 'j' },
+			{ "csv", required_argument, 0, 'c' },
+			{ "plot", required_argument, 0, 'p' },
+			{ "only", required_argument, 0, 'o' },
+			{ "no-callgrind", no_argument, 0, 'n' },
+			{ "read-pair", no_argument, 0, 'r' },      /* for the .a row */
+			{ "instr-child", required_argument, 0, 'i' },   /* for callgrind */
+			{ "help", no_argument, 0, 'h' },
+			{ 0, 0, 0, 0 },
+		};
+		int c = getopt_long(argc, argv, "", opts, NULL);
+
+		if (c == -1)
+			break;
+		switch (c) {
+		case 'q': quick = 1; break;
+		case 'j': json = optarg; break;
+		case 'c': csv = optarg; break;
+		case 'p': plot = optarg; break;
+		case 'o': only = optarg; break;
+		case 'n': callgrind = 0; break;
+		case 'r': read_pair_only = 1; break;
+		case 'i': return instr_child(optarg);
+		default:
 			fprintf(stderr, "usage: %s [--quick] [--only FIGURES] [--json FILE] [--csv FILE]"
 				" [--plot DIR] [--no-callgrind]\n", argv[0]);
-			return 2;
+			return c == 'h' ? 0 : 2;
 		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", argv[0], argv[optind]);
+		return 2;
 	}
 	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu > 64)

@@ -48,6 +48,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "srcu-torture.h"
 #include "../src/torture.h"   /* the library's test-only hooks */
 
@@ -85,10 +86,7 @@ static pthread_mutex_t stray_lock = PTHREAD_MUTEX_INITIALIZER;
 
 long now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+	return clock_now_ns();
 }
 
 void sleep_ns(long ns)
