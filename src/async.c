@@ -17,9 +17,10 @@
  * callback).  Their calls go past the limit and are counted as overruns.
  *
  * Locking: a->lock protects everything in struct srcu__async but ->cursor;
- * callbacks run without it.  srcu__dom(sp)->async is installed and removed under the
- * registry lock, so that fork() (which holds the registry lock) sees every
- * live async's lock and none that cleanup is freeing.
+ * callbacks run without it.  A domain's async pointer is installed and
+ * removed under the registry lock, so that fork() (which holds the
+ * registry lock) sees every live async's lock and none that cleanup is
+ * freeing.
  *
  * fork(): the child has no worker.  A batch the parent's worker had taken
  * goes back to the child's queue from ->cursor on: the callbacks that had
@@ -403,7 +404,7 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 	} else {
 		pthread_mutex_unlock(&a->lock);
 	}
-	/* Under the registry lock: a fork_prepare() that read srcu__dom(sp)->async
+	/* Under the registry lock: a fork_prepare() that read the pointer
 	 * before this has it locked until fork_parent(), and one after it
 	 * sees NULL, so none locks a freed async. */
 	pthread_mutex_lock(&srcu__registry_lock);
@@ -416,7 +417,7 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 	return 0;
 }
 
-/* Caller holds the registry lock, so srcu__dom(sp)->async cannot be freed here. */
+/* Caller holds the registry lock, so the async cannot be freed here. */
 void srcu__async_fork_prepare(struct srcu_struct *sp)
 {
 	struct srcu__async *a = srcu__dom(sp)->async;
@@ -428,8 +429,10 @@ void srcu__async_fork_prepare(struct srcu_struct *sp)
 
 void srcu__async_fork_parent(struct srcu_struct *sp)
 {
-	if (srcu__dom(sp)->async)
-		pthread_mutex_unlock(&srcu__dom(sp)->async->lock);
+	struct srcu__async *a = srcu__dom(sp)->async;
+
+	if (a)
+		pthread_mutex_unlock(&a->lock);
 }
 
 /* The child's queue: the unstarted rest of a taken batch (from the
@@ -467,17 +470,13 @@ void srcu__async_fork_child(struct srcu_struct *sp)
 
 	if (!a)
 		return;
-	if (worker_of == sp) {
-		/* A callback called fork(): the child's only thread is this
-		 * worker, which goes on with its batch where it was. */
-		pthread_cond_init(&a->work, NULL);
-		pthread_cond_init(&a->room, NULL);
-		pthread_mutex_unlock(&a->lock);
-		return;
+	/* A callback that called fork() is the child's only thread, this
+	 * domain's worker, and goes on with its batch where it was. */
+	if (worker_of != sp) {
+		requeue_in_child(a);
+		a->in_gp = false;
+		a->running = false;
 	}
-	requeue_in_child(a);
-	a->in_gp = false;
-	a->running = false;
 	/* Waiters on these lived in other threads, gone with them. */
 	pthread_cond_init(&a->work, NULL);
 	pthread_cond_init(&a->room, NULL);

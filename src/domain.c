@@ -88,13 +88,13 @@ static int domain_bind(struct srcu_struct *sp)
 
 /* Is sp a live domain?  Its words may be garbage (an uninitialized
  * struct): they name an id below SRCU__MAX_IDS whatever they hold, and only
- * a live domain at this very address is that id's entry.  Caller holds
- * srcu__registry_lock. */
-static bool domain_live(struct srcu_struct *sp)
+ * a live domain at this very address is that id's entry.  Stable under
+ * srcu__registry_lock; without it, as of the loads. */
+bool srcu__domain_live(struct srcu_struct *sp)
 {
-	unsigned int id = load_relaxed(&sp->slot_word) / SRCU__SLOT_WORDS;
+	unsigned int id = id_acquire(sp);
 
-	return id >= SRCU__ID_FIRST && srcu__domains[id] == sp;
+	return id >= SRCU__ID_FIRST && load_relaxed(&srcu__domains[id]) == sp;
 }
 
 static SRCU__NORETURN void report_reinit(struct srcu_struct *sp)
@@ -114,7 +114,7 @@ int init_srcu_struct(struct srcu_struct *sp)
 	if (!sp)
 		return -EINVAL;
 	pthread_mutex_lock(&srcu__registry_lock);
-	if (domain_live(sp)) {
+	if (srcu__domain_live(sp)) {
 		pthread_mutex_unlock(&srcu__registry_lock);
 		report_reinit(sp);
 	}

@@ -79,13 +79,26 @@ static void stat_inc(unsigned long *c)
 
 static void stat_gp_time(struct srcu_struct *sp, unsigned long ns)
 {
-	store_relaxed(&srcu__dom(sp)->stat_gp_ns_sum, load_relaxed(&srcu__dom(sp)->stat_gp_ns_sum) + ns);
-	if (ns > load_relaxed(&srcu__dom(sp)->stat_gp_ns_max))
-		store_relaxed(&srcu__dom(sp)->stat_gp_ns_max, ns);
-	stat_inc(&srcu__dom(sp)->stat_gps_timed);
+	struct srcu__domain *d = srcu__dom(sp);
+
+	store_relaxed(&d->stat_gp_ns_sum, load_relaxed(&d->stat_gp_ns_sum) + ns);
+	if (ns > load_relaxed(&d->stat_gp_ns_max))
+		store_relaxed(&d->stat_gp_ns_max, ns);
+	stat_inc(&d->stat_gps_timed);
 }
 
 /* ---- the sums a check is made of ---- */
+
+/* What one check's unlock sum counted, so that its lock sum counts the
+ * same records: owned ones.  A free record's counts are balanced and
+ * still, so a check skips it (doc/design.md, "Free records"); records
+ * past SRCU__SCAN_BITS are always counted. */
+#define SRCU__SCAN_BITS 4096
+struct srcu__scan {
+	unsigned long counted[SRCU__SCAN_BITS / (8 * sizeof(unsigned long))];
+	bool others;   /* a record owned by another thread than the caller */
+	unsigned long down_unlocks;   /* srcu_up_read() count in the unlock sum */
+};
 
 #define SCAN_WORD_BITS (8 * sizeof(unsigned long))
 
@@ -99,19 +112,44 @@ static bool scan_counted(const struct srcu__scan *scan, unsigned int i)
 	return i >= SRCU__SCAN_BITS || (scan->counted[i / SCAN_WORD_BITS] >> (i % SCAN_WORD_BITS)) & 1;
 }
 
+/* Abort, naming sp, if the down/up counters of index idx show more
+ * up_reads than down_reads: unlocks (du) read before locks (dl). */
+static void check_down(struct srcu_struct *sp, int idx, unsigned long du, unsigned long dl)
+{
+	if (SRCU__UNLIKELY((long)(du - dl) > 0))
+		srcu__report_extra_up(sp, idx);
+}
+
+/* Record r's lock count of index idx, read after its unlock count (with
+ * acquire, pairing with C): never smaller unless the thread unlocked more
+ * than it locked, which is reported (hint says how it may have happened). */
+static unsigned long checked_locks(struct srcu_struct *sp, unsigned int id,
+				   struct srcu__record *r, int idx, const char *hint)
+{
+	struct srcu__slot *s = &r->slots[id];
+	unsigned long u = load_acquire(&s->unlock[idx]);
+	unsigned long l = load_acquire(&s->lock[idx]);
+
+	if (SRCU__UNLIKELY((long)(u - l) > 0)) {
+		char t[32];
+
+		snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
+		srcu__report_extra_unlock(sp, t, idx, hint);
+	}
+	return l;
+}
+
 /* Counts the owned records (and notes them in scan): a free record's
  * counts are balanced and nobody changes them.  Acquire on ->tid pairs
  * with the release in record_release(): seen free, seen balanced.  Also
  * notes whether a thread other than the caller owns a record: if none
  * does, no other thread can be inside a section that this check must see
  * (doc/design.md, "The lone updater"). */
-unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__scan *scan)
+static unsigned long sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__scan *scan)
 {
 	unsigned int id = srcu__id_of(sp);
-	struct srcu__record *r;
+	struct srcu__record *r, *me = srcu__self_record();
 	unsigned long sum;
-
-	struct srcu__record *me = srcu__self_record();
 
 	memset(scan, 0, sizeof(*scan));
 	sum = scan->down_unlocks = load_acquire(&srcu__dom(sp)->down_unlock[idx]);
@@ -137,36 +175,19 @@ unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__sc
  * One taken since (or created since) holds readers that began after the
  * taker's fence in my_record(), so after this check began.
  *
- * Also checks each counted thread's balance: read after its unlock count
- * (with acquire, pairing with C), a thread's lock count is never smaller
- * unless the thread unlocked more than it locked.  Every scan that such
- * an unlock could fool therefore reports it instead.
+ * Also checks each counted thread's balance (checked_locks()): every scan
+ * that an extra unlock could fool therefore reports it instead.
  */
-unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx, const struct srcu__scan *scan)
+static unsigned long sum_locks(struct srcu_struct *sp, int idx, const struct srcu__scan *scan)
 {
 	unsigned int id = srcu__id_of(sp);
 	unsigned long sum = load_acquire(&srcu__dom(sp)->down_lock[idx]);
 	struct srcu__record *r;
 
-	if (SRCU__UNLIKELY((long)(scan->down_unlocks - sum) > 0))
-		srcu__report_extra_up(sp, idx);
-	for (r = load_acquire(&srcu__records); r; r = r->next) {
-		struct srcu__slot *s = &r->slots[id];
-		unsigned long u, l;
-
-		if (!scan_counted(scan, r->index))
-			continue;
-		u = load_acquire(&s->unlock[idx]);
-		l = load_acquire(&s->lock[idx]);
-
-		if (SRCU__UNLIKELY((long)(u - l) > 0)) {
-			char t[32];
-
-			snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
-			srcu__report_extra_unlock(sp, t, idx, ", found by a grace-period scan");
-		}
-		sum += l;
-	}
+	check_down(sp, idx, scan->down_unlocks, sum);
+	for (r = load_acquire(&srcu__records); r; r = r->next)
+		if (scan_counted(scan, r->index))
+			sum += checked_locks(sp, id, r, idx, ", found by a grace-period scan");
 	return sum;
 }
 
@@ -174,37 +195,26 @@ unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx, const struct srcu
  * wrong index leaves the one it waits for open forever and makes the
  * other's unlocks exceed its locks, which no correct program does (each
  * thread's lock precedes its unlock; unlocks are read first, acquire). */
-void srcu__check_unlocks(struct srcu_struct *sp, int idx)
+static void check_unlocks(struct srcu_struct *sp, int idx)
 {
 	unsigned int id = srcu__id_of(sp);
 	unsigned long du = load_acquire(&srcu__dom(sp)->down_unlock[idx]);
 	struct srcu__record *r;
 
-	if (SRCU__UNLIKELY((long)(du - load_acquire(&srcu__dom(sp)->down_lock[idx])) > 0))
-		srcu__report_extra_up(sp, idx);
-	for (r = load_acquire(&srcu__records); r; r = r->next) {
-		struct srcu__slot *s = &r->slots[id];
-		unsigned long u;
-
-		if (!load_acquire(&r->tid))
-			continue;
-		u = load_acquire(&s->unlock[idx]);
-		if (SRCU__UNLIKELY((long)(u - load_acquire(&s->lock[idx])) > 0)) {
-			char t[32];
-
-			snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
-			srcu__report_extra_unlock(sp, t, idx, ", found by a grace-period scan "
+	check_down(sp, idx, du, load_acquire(&srcu__dom(sp)->down_lock[idx]));
+	for (r = load_acquire(&srcu__records); r; r = r->next)
+		if (load_acquire(&r->tid))
+			(void)checked_locks(sp, id, r, idx, ", found by a grace-period scan "
 					    "(an unlock with the other section's index?)");
-		}
-	}
 }
 
 /* ---- reader checks ---- */
 
 bool srcu__readers_done(struct srcu_struct *sp, int idx)
 {
+	struct srcu__domain *d = srcu__dom(sp);
 	struct srcu__scan scan;
-	unsigned long unlocks = srcu__sum_unlocks(sp, idx, &scan);
+	unsigned long unlocks = sum_unlocks(sp, idx, &scan);
 
 	/*
 	 * A: pairs with B and C in srcu_read_lock()/srcu_read_unlock().  A
@@ -222,10 +232,10 @@ bool srcu__readers_done(struct srcu_struct *sp, int idx)
 		srcu__heavy_mb();
 	else
 		srcu__smp_mb();
-	if (load_relaxed(&srcu__dom(sp)->gp_heavy) != scan.others)
-		store_relaxed(&srcu__dom(sp)->gp_heavy, scan.others);
-	stat_inc(&srcu__dom(sp)->stat_checks);
-	return srcu__sum_locks(sp, idx, &scan) == unlocks;
+	if (load_relaxed(&d->gp_heavy) != scan.others)
+		store_relaxed(&d->gp_heavy, scan.others);
+	stat_inc(&d->stat_checks);
+	return sum_locks(sp, idx, &scan) == unlocks;
 }
 
 /* Same sums with only a local fence: can say "busy" when the index is in
@@ -233,10 +243,10 @@ bool srcu__readers_done(struct srcu_struct *sp, int idx)
 static bool readers_look_done(struct srcu_struct *sp, int idx)
 {
 	struct srcu__scan scan;
-	unsigned long unlocks = srcu__sum_unlocks(sp, idx, &scan);
+	unsigned long unlocks = sum_unlocks(sp, idx, &scan);
 
 	srcu__smp_mb();  /* L: local, pairs with none; its "idle" is re-checked under A */
-	return srcu__sum_locks(sp, idx, &scan) == unlocks;
+	return sum_locks(sp, idx, &scan) == unlocks;
 }
 
 static bool spin_until_done(struct srcu_struct *sp, int idx, long pause_ns, long yield_ns)
@@ -279,7 +289,7 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 			break;
 		stat_inc(&srcu__dom(sp)->stat_sleeps);
 		wait_on(wake_seq, seq, dl, srcu__stall_deadline(&watch));
-		srcu__check_unlocks(sp, idx ^ 1);   /* a stall caused by misuse? */
+		check_unlocks(sp, idx ^ 1);   /* a stall caused by misuse? */
 		srcu__stall_check(sp, idx, &watch);
 	}
 	store_relaxed(waiting, 0);
@@ -298,14 +308,16 @@ static void wait_readers(struct srcu_struct *sp, int idx, bool exp, struct srcu_
 
 static void gp_event_bump(struct srcu_struct *sp)
 {
+	struct srcu__domain *d = srcu__dom(sp);
+
 	/* Seq-cst RMW, then the waiter count: pairs with the waiters'
 	 * increment-then-futex_wait in wait_for_gp_event(), so that either
 	 * they see the new event or we see them.  (A flag that the waker
 	 * clears would save wake-ups but lose some: a waiter about to sleep
 	 * on the new value would miss the wake-up that cleared its flag.) */
-	__atomic_fetch_add(&srcu__dom(sp)->gp_event, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&srcu__dom(sp)->gp_event_waiters, __ATOMIC_SEQ_CST))
-		srcu__futex_wake(&srcu__dom(sp)->gp_event, INT_MAX);
+	__atomic_fetch_add(&d->gp_event, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&d->gp_event_waiters, __ATOMIC_SEQ_CST))
+		srcu__futex_wake(&d->gp_event, INT_MAX);
 }
 
 static void flip(struct srcu_struct *sp)
@@ -317,15 +329,16 @@ static void flip(struct srcu_struct *sp)
 
 static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 {
-	unsigned long seq = load_relaxed(&srcu__dom(sp)->gp_seq);
-	bool exp = ULONG_CMP_GE(load_relaxed(&srcu__dom(sp)->gp_exp_needed), seq + 4);
+	struct srcu__domain *d = srcu__dom(sp);
+	unsigned long seq = load_relaxed(&d->gp_seq);
+	bool exp = ULONG_CMP_GE(load_relaxed(&d->gp_exp_needed), seq + 4);
 	long start = now_ns();
 	int idx;
 
 	if (exp)
-		stat_inc(&srcu__dom(sp)->stat_exp_gps);
-	store_relaxed(&srcu__dom(sp)->gp_start_ns, (unsigned long)start);
-	store_relaxed(&srcu__dom(sp)->gp_seq, seq + SEQ_SCAN1);
+		stat_inc(&d->stat_exp_gps);
+	store_relaxed(&d->gp_start_ns, (unsigned long)start);
+	store_relaxed(&d->gp_seq, seq + SEQ_SCAN1);
 	/* S: pairs with P in srcu__gp_snap(): the state store before the
 	 * scans, so a caller that sees the GP idle (and so expects a full GP
 	 * after its snapshot) is covered. */
@@ -334,11 +347,11 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 	if (!SRCU__BUSTED(ONESCAN))
 		wait_readers(sp, idx ^ 1, exp, dl);  /* SCAN1: stale readers */
 	flip(sp);
-	store_relaxed(&srcu__dom(sp)->gp_seq, seq + SEQ_SCAN2);
+	store_relaxed(&d->gp_seq, seq + SEQ_SCAN2);
 	wait_readers(sp, idx, exp, dl);          /* SCAN2: the old index */
 	/* Release pairs with the acquire in seq_done(): a caller that sees
 	 * the GP ended is ordered after the scans' fences. */
-	store_release(&srcu__dom(sp)->gp_seq, seq + 4);
+	store_release(&d->gp_seq, seq + 4);
 	gp_event_bump(sp);
 	stat_gp_time(sp, (unsigned long)(now_ns() - start));
 }
@@ -368,12 +381,13 @@ static void seq_request(unsigned long *needed, unsigned long s)
 
 bool srcu__gp_trylock(struct srcu_struct *sp)
 {
+	struct srcu__domain *d = srcu__dom(sp);
 	unsigned int expected = 0;
 
 	/* Look before the CAS: a failing CAS would still take the line
 	 * away from the runner, once per waiting caller per GP. */
-	return load_relaxed(&srcu__dom(sp)->gp_lock) == 0 &&
-	       __atomic_compare_exchange_n(&srcu__dom(sp)->gp_lock, &expected, 1, false,
+	return load_relaxed(&d->gp_lock) == 0 &&
+	       __atomic_compare_exchange_n(&d->gp_lock, &expected, 1, false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
@@ -419,11 +433,13 @@ static bool gp_event_soon(struct srcu_struct *sp, unsigned int ev)
 static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev,
 			      struct srcu__deadline *dl)
 {
-	if (!load_relaxed(&srcu__dom(sp)->gp_heavy) && gp_event_soon(sp, ev))
+	struct srcu__domain *d = srcu__dom(sp);
+
+	if (!load_relaxed(&d->gp_heavy) && gp_event_soon(sp, ev))
 		return;
-	__atomic_fetch_add(&srcu__dom(sp)->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
-	wait_on(&srcu__dom(sp)->gp_event, ev, dl, -1);
-	__atomic_fetch_sub(&srcu__dom(sp)->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&d->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
+	wait_on(&d->gp_event, ev, dl, -1);
+	__atomic_fetch_sub(&d->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
 }
 
 static void check_not_reader(struct srcu_struct *sp, const char *who)
@@ -441,18 +457,20 @@ static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__d
 static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 			struct srcu__deadline *dl)
 {
+	struct srcu__domain *d;
 	unsigned long s;
 
 	if (!sp)
 		srcu__fatal("%s() called with a NULL domain", who);
+	d = srcu__dom(sp);
 	(void)srcu__domain_id(sp, who);
 	check_not_reader(sp, who);
 	if (SRCU__BUSTED(NOSYNC))
 		return;
 	s = srcu__gp_snap(sp);
-	seq_request(&srcu__dom(sp)->gp_seq_needed, s);
+	seq_request(&d->gp_seq_needed, s);
 	if (exp)
-		seq_request(&srcu__dom(sp)->gp_exp_needed, s);
+		seq_request(&d->gp_exp_needed, s);
 	srcu__set_waiting_on(sp);   /* for deadlock probes */
 	wait_for_seq(sp, s, dl);
 	srcu__set_waiting_on(NULL);
@@ -469,7 +487,9 @@ unsigned long srcu__gp_snap(struct srcu_struct *sp)
 
 bool srcu__gp_needed(struct srcu_struct *sp)
 {
-	return ULONG_CMP_LT(load_acquire(&srcu__dom(sp)->gp_seq), load_acquire(&srcu__dom(sp)->gp_seq_needed));
+	struct srcu__domain *d = srcu__dom(sp);
+
+	return ULONG_CMP_LT(load_acquire(&d->gp_seq), load_acquire(&d->gp_seq_needed));
 }
 
 /* Return once gp_seq has reached s, running GPs when nobody else does. */
@@ -497,6 +517,27 @@ static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__d
 void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s)
 {
 	wait_for_seq(sp, s, NULL);
+}
+
+/*
+ * In the child of fork() (lifecycle.c's handler, registry lock held): it
+ * has only the forking thread.  Grace periods that other threads were
+ * running, and their waits, are gone with them: reset the domain's
+ * update-side state to idle so that the child can run its own.  A grace
+ * period cut short here is simply not counted as completed.
+ */
+void srcu__gp_fork_child(struct srcu_struct *sp)
+{
+	struct srcu__domain *d = srcu__dom(sp);
+	unsigned int id = srcu__id_of(sp);
+
+	d->gp_lock = 0;
+	d->gp_event_waiters = 0;
+	*srcu__gp_waiting(id, 0) = 0;
+	*srcu__gp_waiting(id, 1) = 0;
+	d->gp_seq &= ~3ul;
+	d->gp_seq_needed = d->gp_seq;
+	d->gp_exp_needed = d->gp_seq;
 }
 
 /* ---- polled grace periods ---- */

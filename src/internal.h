@@ -174,6 +174,8 @@ SRCU__HIDDEN extern unsigned int srcu__id_high;
 /* Give a statically initialized domain its id on first use; report and
  * abort on a domain used after cleanup.  Returns the id. */
 SRCU__HIDDEN unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who);
+/* Is sp a live domain (bound, and its id's entry)?  Safe on garbage. */
+SRCU__HIDDEN bool srcu__domain_live(struct srcu_struct *sp);
 /* sp's id as it stands (acquire; SRCU__ID_UNSET or _DEAD included). */
 SRCU__HIDDEN unsigned int srcu__domain_peek(struct srcu_struct *sp);
 /* Release sp's id (no reader inside, gp_lock held); mark a never-used
@@ -229,26 +231,6 @@ SRCU__HIDDEN void srcu__set_waiting_on(struct srcu_struct *sp);
 
 /* ---- gp.c ---- */
 
-/* What one check's unlock sum counted, so that its lock sum counts the
- * same records: owned ones.  A free record's counts are balanced and
- * still, so a check skips it (doc/design.md, "Free records"); records
- * past SRCU__SCAN_BITS are always counted. */
-#define SRCU__SCAN_BITS 4096
-struct srcu__scan {
-	unsigned long counted[SRCU__SCAN_BITS / (8 * sizeof(unsigned long))];
-	bool others;   /* a record owned by another thread than the caller */
-	unsigned long down_unlocks;   /* srcu_up_read() count in the unlock sum */
-};
-
-/* Sum of one domain index's lock or unlock counts over every thread. */
-SRCU__HIDDEN unsigned long srcu__sum_unlocks(struct srcu_struct *sp, int idx,
-					     struct srcu__scan *scan);
-SRCU__HIDDEN unsigned long srcu__sum_locks(struct srcu_struct *sp, int idx,
-					   const struct srcu__scan *scan);
-/* Abort, naming sp, if index idx has more unlocks than locks (an unlock
- * given the wrong index); for a GP asleep on the other index. */
-SRCU__HIDDEN void srcu__check_unlocks(struct srcu_struct *sp, int idx);
-
 /* A grace-period wait with a deadline: once it has waited past at_ns,
  * late(arg) is called once, in the waiting thread, and the wait goes on. */
 struct srcu__deadline {
@@ -272,6 +254,8 @@ SRCU__HIDDEN void srcu__gp_unlock(struct srcu_struct *sp);
  * request for the GP that completes it. */
 SRCU__HIDDEN unsigned long srcu__gp_polled_snap(struct srcu_struct *sp, const char *who);
 SRCU__HIDDEN void srcu__gp_request(struct srcu_struct *sp, unsigned long s);
+/* In a fork child: the domain's grace-period state back to idle. */
+SRCU__HIDDEN void srcu__gp_fork_child(struct srcu_struct *sp);
 
 /* ---- async.c ---- */
 

@@ -89,30 +89,13 @@ static void fork_parent(void)
 	pthread_mutex_unlock(&srcu__registry_lock);
 }
 
-/*
- * The child has only the forking thread.  Grace periods that other threads
- * were running, and their waits, are gone with them: reset each live
- * domain's update-side state to idle so that the child can run its own.
- * A grace period cut short here is simply not counted as completed.
- */
-static void reset_gp_state(struct srcu_struct *sp, unsigned int id)
-{
-	srcu__dom(sp)->gp_lock = 0;
-	srcu__dom(sp)->gp_event_waiters = 0;
-	*srcu__gp_waiting(id, 0) = 0;
-	*srcu__gp_waiting(id, 1) = 0;
-	srcu__dom(sp)->gp_seq &= ~3ul;
-	srcu__dom(sp)->gp_seq_needed = srcu__dom(sp)->gp_seq;
-	srcu__dom(sp)->gp_exp_needed = srcu__dom(sp)->gp_seq;
-}
-
 static void fork_child(void)
 {
 	unsigned int id;
 
 	srcu__backend_after_fork_child();
 	FOR_LIVE_DOMAINS(id) {
-		reset_gp_state(srcu__domains[id], id);
+		srcu__gp_fork_child(srcu__domains[id]);
 		srcu__async_fork_child(srcu__domains[id]);
 	}
 	srcu__readers_after_fork_child();
@@ -123,19 +106,21 @@ static void fork_child(void)
 
 int srcu_get_stats(struct srcu_struct *sp, struct srcu_stats *st)
 {
+	struct srcu__domain *d;
 	unsigned long timed;
 
 	if (!sp || !st)
 		return -EINVAL;
+	d = srcu__dom(sp);
 	memset(st, 0, sizeof(*st));
 	st->gps = srcu_batches_completed(sp);
-	st->gps_expedited = load_relaxed(&srcu__dom(sp)->stat_exp_gps);
-	timed = load_relaxed(&srcu__dom(sp)->stat_gps_timed);
+	st->gps_expedited = load_relaxed(&d->stat_exp_gps);
+	timed = load_relaxed(&d->stat_gps_timed);
 	if (timed)
-		st->gp_mean_us = (double)load_relaxed(&srcu__dom(sp)->stat_gp_ns_sum) / (double)timed / 1e3;
-	st->gp_max_us = (double)load_relaxed(&srcu__dom(sp)->stat_gp_ns_max) / 1e3;
+		st->gp_mean_us = (double)load_relaxed(&d->stat_gp_ns_sum) / (double)timed / 1e3;
+	st->gp_max_us = (double)load_relaxed(&d->stat_gp_ns_max) / 1e3;
 	srcu__async_stats(sp, st);
 	st->reader_threads = srcu__reader_threads(sp);
-	st->stalls = load_relaxed(&srcu__dom(sp)->stat_stalls);
+	st->stalls = load_relaxed(&d->stat_stalls);
 	return 0;
 }

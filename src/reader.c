@@ -301,14 +301,8 @@ bool srcu__self_in_reader(struct srcu_struct *sp)
 
 bool srcu_read_lock_held(struct srcu_struct *sp)
 {
-	unsigned int id;
-
-	if (!sp)
-		return false;
-	id = load_acquire(&sp->slot_word) / SRCU__SLOT_WORDS;
-	if (id < SRCU__ID_FIRST || load_relaxed(&srcu__domains[id]) != sp)
-		return false;   /* never used, cleaned up, or not a domain */
-	return srcu__self_in_reader(sp);
+	/* False for a domain never used, cleaned up, or not a domain. */
+	return sp && srcu__domain_live(sp) && srcu__self_in_reader(sp);
 }
 
 /* The calling thread's record, or NULL before its first section. */

@@ -170,8 +170,9 @@ static bool find_cycle(unsigned int id, char *buf, size_t len)
 
 void srcu__stall_watch_init(struct srcu_struct *sp, struct srcu__stall_watch *w)
 {
-	unsigned int ms = load_relaxed(&srcu__dom(sp)->stall_ms);
-	long start = (long)load_relaxed(&srcu__dom(sp)->gp_start_ns);
+	struct srcu__domain *d = srcu__dom(sp);
+	unsigned int ms = load_relaxed(&d->stall_ms);
+	long start = (long)load_relaxed(&d->gp_start_ns);
 
 	if (!ms)
 		ms = SRCU_STALL_DEFAULT_MS;
@@ -226,6 +227,7 @@ static void default_report(const struct srcu_stall *s)
 static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w,
 			 long now)
 {
+	struct srcu__domain *d = srcu__dom(sp);
 	struct srcu_stall_thread th[16];
 	char name[SRCU__NAME_LEN];
 	struct srcu_stall s;
@@ -235,12 +237,12 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 	memset(&s, 0, sizeof(s));
 	s.domain = srcu__name(sp, name, sizeof(name));
 	s.idx = idx;
-	s.waited_s = (double)(now - (long)load_relaxed(&srcu__dom(sp)->gp_start_ns)) / 1e9;
+	s.waited_s = (double)(now - (long)load_relaxed(&d->gp_start_ns)) / 1e9;
 	s.report = ++w->report;
 	s.nthreads = holders(sp, idx, th, 16);
 	s.threads = th;
-	s.down_readers = load_acquire(&srcu__dom(sp)->down_lock[idx]) - load_acquire(&srcu__dom(sp)->down_unlock[idx]);
-	store_relaxed(&srcu__dom(sp)->stat_stalls, load_relaxed(&srcu__dom(sp)->stat_stalls) + 1);
+	s.down_readers = load_acquire(&d->down_lock[idx]) - load_acquire(&d->down_unlock[idx]);
+	store_relaxed(&d->stat_stalls, load_relaxed(&d->stat_stalls) + 1);
 	pthread_mutex_lock(&stall_fn_lock);
 	fn = stall_fn;
 	arg = stall_arg;
