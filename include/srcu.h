@@ -325,7 +325,7 @@ static inline int srcu_read_lock(struct srcu_struct *sp)
 		return srcu__index(srcu__read_lock_slow(sp));
 	SRCU__READ_LOCK_HOOK();
 	srcu__owner_inc(t + w, 0);
-	/* B: pairs with A (membarrier) in srcu__readers_done(); keeps the
+	/* B: pairs with A (membarrier) in srcu__gp_readers_done(); keeps the
 	 * critical section's accesses after the count, as the compiler sees
 	 * it; membarrier turns this into a full fence when it matters. */
 	srcu__barrier();
@@ -351,7 +351,7 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
 	SRCU__TSAN_RELEASE(&srcu__gp_waits[w]);
 	/* C: the critical section before the count (a release store on
 	 * x86, where only the compiler may reorder it); pairs with A
-	 * (membarrier) in srcu__readers_done(). */
+	 * (membarrier) in srcu__gp_readers_done(). */
 #if defined(__x86_64__)
 	srcu__barrier();
 	srcu__owner_inc(t + w, 2);   /* unlock[idx] */

@@ -68,7 +68,7 @@ static struct srcu__async *async_get(struct srcu_struct *sp)
 
 	if (a)
 		return a;
-	pthread_mutex_lock(&srcu__registry_lock);
+	pthread_mutex_lock(&srcu__domain_registry_lock);
 	a = srcu__dom(sp)->async;
 	if (!a && (a = calloc(1, sizeof(*a))) != NULL) {
 		pthread_mutex_init(&a->lock, NULL);
@@ -78,7 +78,7 @@ static struct srcu__async *async_get(struct srcu_struct *sp)
 		srcu__vg_quiet(&a->cursor, sizeof(a->cursor));   /* read by a fork child */
 		store_release(&srcu__dom(sp)->async, a);   /* pairs with async_of() */
 	}
-	pthread_mutex_unlock(&srcu__registry_lock);
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
 	return a;
 }
 
@@ -241,14 +241,14 @@ static SRCU__NORETURN void report_self_wait(struct srcu_struct *sp, const char *
 {
 	char n[SRCU__NAME_LEN], t[64];
 
-	srcu__fatal("%s() called by %s %s of domain %s: it would wait for itself forever",
-		    who, srcu__thread_desc(t, sizeof(t)), why, srcu__name(sp, n, sizeof(n)));
+	srcu__report_fatal("%s() called by %s %s of domain %s: it would wait for itself forever",
+		    who, srcu__report_thread(t, sizeof(t)), why, srcu__report_name(sp, n, sizeof(n)));
 }
 
 /* Caller may not wait for sp's callbacks: it would wait for itself. */
 static bool must_not_wait(struct srcu_struct *sp)
 {
-	return worker_of == sp || srcu__self_in_reader(sp);
+	return worker_of == sp || srcu__reader_self_inside(sp);
 }
 
 /* Without memory or a thread for a worker: the callback runs here, after
@@ -269,7 +269,7 @@ void call_srcu(struct srcu_struct *sp, struct srcu_head *head,
 	bool may_wait;
 
 	if (!sp || !head || !func)
-		srcu__fatal("call_srcu() called with a NULL %s",
+		srcu__report_fatal("call_srcu() called with a NULL %s",
 			    !sp ? "domain" : !head ? "srcu_head" : "callback");
 	(void)srcu__domain_id(sp, "call_srcu");
 	head->func = func;
@@ -329,7 +329,7 @@ void srcu_barrier(struct srcu_struct *sp)
 	struct srcu__async *a;
 
 	if (!sp)
-		srcu__fatal("srcu_barrier() called with a NULL domain");
+		srcu__report_fatal("srcu_barrier() called with a NULL domain");
 	(void)srcu__domain_id(sp, "srcu_barrier");
 	a = async_of(sp);
 	if (!a)
@@ -345,8 +345,8 @@ void srcu_barrier(struct srcu_struct *sp)
 	if (!enqueue(sp, a, &b.head)) {
 		char n[SRCU__NAME_LEN];
 
-		srcu__fatal("srcu_barrier(): no worker thread could be started for domain %s",
-			    srcu__name(sp, n, sizeof(n)));
+		srcu__report_fatal("srcu_barrier(): no worker thread could be started for domain %s",
+			    srcu__report_name(sp, n, sizeof(n)));
 	}
 	while (!b.done)
 		pthread_cond_wait(&a->room, &a->lock);
@@ -407,9 +407,9 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 	/* Under the registry lock: a fork_prepare() that read the pointer
 	 * before this has it locked until fork_parent(), and one after it
 	 * sees NULL, so none locks a freed async. */
-	pthread_mutex_lock(&srcu__registry_lock);
+	pthread_mutex_lock(&srcu__domain_registry_lock);
 	store_release(&srcu__dom(sp)->async, NULL);
-	pthread_mutex_unlock(&srcu__registry_lock);
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
 	pthread_cond_destroy(&a->work);
 	pthread_cond_destroy(&a->room);
 	pthread_mutex_destroy(&a->lock);

@@ -10,7 +10,7 @@
  * Where membarrier is missing (old kernels, seccomp filters) or
  * SRCU_BACKEND=fence is set, readers use real fences instead and the
  * "heavy" fence is an ordinary one.  The choice is made once, by the
- * library's constructor (lifecycle.c), before main(); srcu__fence_mode starts at 1 so that any
+ * library's constructor (lifecycle.c), before main(); srcu__backend_fence_mode starts at 1 so that any
  * reader that runs before the constructor is safe under either backend.
  *
  * SPDX-License-Identifier: MIT
@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int srcu__fence_mode = 1;   /* see internal.h */
+int srcu__backend_fence_mode = 1;   /* see internal.h */
 
 static int membarrier(int cmd)
 {
@@ -53,32 +53,32 @@ static bool fences_requested(void)
 /* Choose the backend, once, before main() (lifecycle.c's constructor). */
 void srcu__backend_init(void)
 {
-	srcu__vg_quiet(&srcu__fence_mode, sizeof(srcu__fence_mode));
+	srcu__vg_quiet(&srcu__backend_fence_mode, sizeof(srcu__backend_fence_mode));
 	/* Under Helgrind, fences: it sees neither membarrier nor the inline
 	 * fast path, and the out-of-line one is annotated (vg.h). */
 	if (!fences_requested() && !srcu__vg_running() && membarrier_register())
-		store_relaxed(&srcu__fence_mode, 0);
+		store_relaxed(&srcu__backend_fence_mode, 0);
 	/* else stay at 1: the reader fast paths use fences. */
 }
 
 /* The child of fork() must register again before it may rely on
  * membarrier; it has one thread, so a fallback to fences is safe here. */
-void srcu__backend_after_fork_child(void)
+void srcu__backend_fork_child(void)
 {
-	if (!load_relaxed(&srcu__fence_mode) && !membarrier_register())
-		store_relaxed(&srcu__fence_mode, 1);
+	if (!load_relaxed(&srcu__backend_fence_mode) && !membarrier_register())
+		store_relaxed(&srcu__backend_fence_mode, 1);
 }
 
-void srcu__heavy_mb(void)
+void srcu__backend_heavy_mb(void)
 {
-	if (load_relaxed(&srcu__fence_mode)) {
+	if (load_relaxed(&srcu__backend_fence_mode)) {
 		srcu__smp_mb();  /* A, W (fence backend): pairs with the readers' locked RMWs */
 		return;
 	}
 	/* Every thread of the process executes a full fence; pairs with the
 	 * compiler barriers B, C and W in include/srcu.h. */
 	if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
-		srcu__fatal("membarrier(PRIVATE_EXPEDITED) failed after registration: %s",
+		srcu__report_fatal("membarrier(PRIVATE_EXPEDITED) failed after registration: %s",
 			    strerror(errno));
 }
 
@@ -89,10 +89,10 @@ const char *srcu_version(void)
 
 const char *srcu_backend(void)
 {
-	return load_relaxed(&srcu__fence_mode) ? "fence" : "membarrier";
+	return load_relaxed(&srcu__backend_fence_mode) ? "fence" : "membarrier";
 }
 
-int srcu__futex_wait_until(unsigned int *addr, unsigned int val, long deadline_ns)
+int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, long deadline_ns)
 {
 	struct timespec ts = { deadline_ns / 1000000000L, deadline_ns % 1000000000L };
 	long r;
@@ -107,7 +107,7 @@ int srcu__futex_wait_until(unsigned int *addr, unsigned int val, long deadline_n
 	return errno == ETIMEDOUT || errno == EINTR ? -errno : 0;
 }
 
-long srcu__now_ns(void)
+long srcu__backend_now_ns(void)
 {
 	struct timespec ts;
 
@@ -115,7 +115,7 @@ long srcu__now_ns(void)
 	return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
-void srcu__futex_wake(unsigned int *addr, int n)
+void srcu__backend_futex_wake(unsigned int *addr, int n)
 {
 	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }

@@ -8,7 +8,7 @@
  * Statically initialized domains (SRCU_INITIALIZER) hold SRCU__ID_UNSET
  * and get their id on first use, from any entry point.
  *
- * Locking: srcu__registry_lock guards the id bitmap and srcu__domains[].
+ * Locking: srcu__domain_registry_lock guards the id bitmap and srcu__domain_table[].
  * It is held only for short bookkeeping, never while waiting for readers,
  * so fork() may take it (lifecycle.c's fork handlers do).  Cleanup and
  * fork, which drive the layers above, live in lifecycle.c.
@@ -20,17 +20,17 @@
 #include <errno.h>
 #include <string.h>
 
-pthread_mutex_t srcu__registry_lock = PTHREAD_MUTEX_INITIALIZER;
-struct srcu_struct *srcu__domains[SRCU__MAX_IDS];
+pthread_mutex_t srcu__domain_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+struct srcu_struct *srcu__domain_table[SRCU__MAX_IDS];
 
 #define WORD_BITS 64u
 #define ID_WORDS (SRCU__MAX_IDS / WORD_BITS)
 /* Under the registry lock.  The sentinel ids are never free. */
 static uint64_t id_used[ID_WORDS] = { (1ull << SRCU__ID_FIRST) - 1 };
 static unsigned int id_first_free_word;  /* search hint */
-unsigned int srcu__id_high = SRCU__ID_FIRST;
+unsigned int srcu__domain_id_high = SRCU__ID_FIRST;
 
-/* Lowest free id, or -1. Caller holds srcu__registry_lock. */
+/* Lowest free id, or -1. Caller holds srcu__domain_registry_lock. */
 static int id_alloc(void)
 {
 	unsigned int w;
@@ -42,8 +42,8 @@ static int id_alloc(void)
 
 			id_used[w] |= 1ull << bit;
 			id_first_free_word = w;
-			if (id >= srcu__id_high)
-				srcu__id_high = id + 1;
+			if (id >= srcu__domain_id_high)
+				srcu__domain_id_high = id + 1;
 			return (int)id;
 		}
 	}
@@ -67,13 +67,13 @@ static void domain_set_id(struct srcu_struct *sp, unsigned int id)
 	store_release(&sp->lock_word, (uint16_t)(id * SRCU__SLOT_WORDS));
 }
 
-/* sp's id, read with acquire: its srcu__domains[] entry is set before. */
+/* sp's id, read with acquire: its srcu__domain_table[] entry is set before. */
 static unsigned int id_acquire(struct srcu_struct *sp)
 {
 	return load_acquire(&sp->slot_word) / SRCU__SLOT_WORDS;
 }
 
-/* Bind sp to a fresh id. Caller holds srcu__registry_lock. */
+/* Bind sp to a fresh id. Caller holds srcu__domain_registry_lock. */
 static int domain_bind(struct srcu_struct *sp)
 {
 	int id = id_alloc();
@@ -81,7 +81,7 @@ static int domain_bind(struct srcu_struct *sp)
 	if (id < 0)
 		return -ENOMEM;
 	srcu__vg_quiet(sp, sizeof(*sp));   /* the GP engine's words: atomics */
-	srcu__domains[id] = sp;
+	srcu__domain_table[id] = sp;
 	domain_set_id(sp, (unsigned int)id);
 	return 0;
 }
@@ -89,22 +89,22 @@ static int domain_bind(struct srcu_struct *sp)
 /* Is sp a live domain?  Its words may be garbage (an uninitialized
  * struct): they name an id below SRCU__MAX_IDS whatever they hold, and only
  * a live domain at this very address is that id's entry.  Stable under
- * srcu__registry_lock; without it, as of the loads. */
+ * srcu__domain_registry_lock; without it, as of the loads. */
 bool srcu__domain_live(struct srcu_struct *sp)
 {
 	unsigned int id = id_acquire(sp);
 
-	return id >= SRCU__ID_FIRST && load_relaxed(&srcu__domains[id]) == sp;
+	return id >= SRCU__ID_FIRST && load_relaxed(&srcu__domain_table[id]) == sp;
 }
 
 static SRCU__NORETURN void report_reinit(struct srcu_struct *sp)
 {
 	char n[SRCU__NAME_LEN];
 
-	srcu__fatal("init_srcu_struct() on domain %s, which is live (initialized and "
+	srcu__report_fatal("init_srcu_struct() on domain %s, which is live (initialized and "
 		    "not cleaned up, or freed without cleanup_srcu_struct() and its memory "
 		    "reused): its readers, grace periods and id would be lost; call "
-		    "cleanup_srcu_struct() first", srcu__name(sp, n, sizeof(n)));
+		    "cleanup_srcu_struct() first", srcu__report_name(sp, n, sizeof(n)));
 }
 
 int init_srcu_struct(struct srcu_struct *sp)
@@ -113,14 +113,14 @@ int init_srcu_struct(struct srcu_struct *sp)
 
 	if (!sp)
 		return -EINVAL;
-	pthread_mutex_lock(&srcu__registry_lock);
+	pthread_mutex_lock(&srcu__domain_registry_lock);
 	if (srcu__domain_live(sp)) {
-		pthread_mutex_unlock(&srcu__registry_lock);
+		pthread_mutex_unlock(&srcu__domain_registry_lock);
 		report_reinit(sp);
 	}
 	memset(sp, 0, sizeof(*sp));
 	err = domain_bind(sp);
-	pthread_mutex_unlock(&srcu__registry_lock);
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
 	if (err)
 		domain_set_id(sp, SRCU__ID_DEAD);
 	return err;
@@ -149,12 +149,12 @@ static SRCU__NORETURN void report_bad_id(struct srcu_struct *sp, bool dead,
 	char n[SRCU__NAME_LEN];
 
 	if (dead)
-		srcu__fatal("%s() on domain %s after cleanup_srcu_struct() "
+		srcu__report_fatal("%s() on domain %s after cleanup_srcu_struct() "
 			    "(or after a failed init_srcu_struct())",
-			    who, srcu__name(sp, n, sizeof(n)));
-	srcu__fatal("%s() on domain %s, which was never initialized "
+			    who, srcu__report_name(sp, n, sizeof(n)));
+	srcu__report_fatal("%s() on domain %s, which was never initialized "
 		    "(call init_srcu_struct() or use SRCU_INITIALIZER)",
-		    who, srcu__name(sp, n, sizeof(n)));
+		    who, srcu__report_name(sp, n, sizeof(n)));
 }
 
 unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
@@ -162,25 +162,25 @@ unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
 	unsigned int id;
 
 	if (!sp)
-		srcu__fatal("%s() called with a NULL domain", who);
+		srcu__report_fatal("%s() called with a NULL domain", who);
 	id = id_acquire(sp);
 
 	if (id >= SRCU__ID_FIRST) {
-		if (load_relaxed(&srcu__domains[id]) != sp)
+		if (load_relaxed(&srcu__domain_table[id]) != sp)
 			report_bad_id(sp, false, who);
 		return id;
 	}
 	if (id != SRCU__ID_UNSET)
 		report_bad_id(sp, id == SRCU__ID_DEAD, who);
-	pthread_mutex_lock(&srcu__registry_lock);
+	pthread_mutex_lock(&srcu__domain_registry_lock);
 	if (srcu__id_of(sp) == SRCU__ID_UNSET && domain_bind(sp) != 0) {
-		pthread_mutex_unlock(&srcu__registry_lock);
-		srcu__fatal("%s(): no domain id left for static domain '%s' "
+		pthread_mutex_unlock(&srcu__domain_registry_lock);
+		srcu__report_fatal("%s(): no domain id left for static domain '%s' "
 			    "(%u domains are live)", who, sp->name ? sp->name : "?",
 			    SRCU__MAX_IDS - SRCU__ID_FIRST);
 	}
 	id = srcu__id_of(sp);
-	pthread_mutex_unlock(&srcu__registry_lock);
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
 	return id;
 }
 
@@ -188,11 +188,11 @@ unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
  * that no reader is inside (lifecycle.c's cleanup). */
 void srcu__domain_unbind(struct srcu_struct *sp, unsigned int id)
 {
-	pthread_mutex_lock(&srcu__registry_lock);
-	srcu__domains[id] = NULL;
+	pthread_mutex_lock(&srcu__domain_registry_lock);
+	srcu__domain_table[id] = NULL;
 	id_free(id);
 	domain_set_id(sp, SRCU__ID_DEAD);
-	pthread_mutex_unlock(&srcu__registry_lock);
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
 }
 
 unsigned int srcu__domain_peek(struct srcu_struct *sp)
@@ -205,7 +205,7 @@ void srcu__domain_retire_unused(struct srcu_struct *sp)
 	domain_set_id(sp, SRCU__ID_DEAD);
 }
 
-void srcu__domains_init(void)
+void srcu__domain_init(void)
 {
-	srcu__vg_quiet(srcu__domains, sizeof(srcu__domains));
+	srcu__vg_quiet(srcu__domain_table, sizeof(srcu__domain_table));
 }

@@ -69,7 +69,7 @@ int srcu_gate_destroy(struct srcu_gate *g)
 
 static long deadline_after(long timeout_ns)
 {
-	return timeout_ns < 0 ? -1 : srcu__now_ns() + timeout_ns;
+	return timeout_ns < 0 ? -1 : srcu__backend_now_ns() + timeout_ns;
 }
 
 /* Sleep until the gate's state moves on from s: 0, -ETIMEDOUT, -EINTR. */
@@ -77,13 +77,13 @@ static int sleep_while_closed(struct srcu_gate *g, unsigned int s, long deadline
 {
 	int err;
 
-	if (deadline >= 0 && srcu__now_ns() >= deadline)
+	if (deadline >= 0 && srcu__backend_now_ns() >= deadline)
 		return -ETIMEDOUT;
 	/* Seq-cst, then the futex re-checks the state: pairs with the
 	 * reopen's seq-cst state store and sleeper load in wake_sleepers(),
 	 * so either we see the new state or the reset sees us and wakes. */
 	__atomic_fetch_add(&g->sleepers, 1, __ATOMIC_SEQ_CST);
-	err = srcu__futex_wait_until(&g->state, s, deadline);
+	err = srcu__backend_futex_wait(&g->state, s, deadline);
 	__atomic_fetch_sub(&g->sleepers, 1, __ATOMIC_SEQ_CST);
 	return err;
 }
@@ -130,16 +130,16 @@ static void check_not_inside(struct srcu_gate *g, const char *who)
 {
 	char n[SRCU__NAME_LEN], t[64];
 
-	if (srcu__self_in_reader(&g->srcu))
-		srcu__fatal("%s() called by %s from inside gate %s: it would wait for "
+	if (srcu__reader_self_inside(&g->srcu))
+		srcu__report_fatal("%s() called by %s from inside gate %s: it would wait for "
 			    "itself forever (leave the gate first)",
-			    who, srcu__thread_desc(t, sizeof(t)), srcu__name(&g->srcu, n, sizeof(n)));
+			    who, srcu__report_thread(t, sizeof(t)), srcu__report_name(&g->srcu, n, sizeof(n)));
 }
 
 static void wake_sleepers(struct srcu_gate *g)
 {
 	if (__atomic_load_n(&g->sleepers, __ATOMIC_SEQ_CST))
-		srcu__futex_wake(&g->state, INT_MAX);
+		srcu__backend_futex_wake(&g->state, INT_MAX);
 }
 
 /* Close: an update before the grace period that flushes the users (G). */
@@ -202,7 +202,7 @@ int srcu_gate_reset_timeout(struct srcu_gate *g, int (*fn)(void *), void *arg,
 	pthread_mutex_unlock(&g->reset_lock);
 
 	close_gate(g, SRCU_GATE__CLOSED);
-	srcu__synchronize_deadline(&g->srcu, wedge && timeout_ns >= 0 ? &dl : NULL);
+	srcu__gp_synchronize_deadline(&g->srcu, wedge && timeout_ns >= 0 ? &dl : NULL);
 	result = fn(arg);
 	reopen_gate(g);
 

@@ -10,7 +10,7 @@
  *   flip   sp->lock_word ^= 1: new readers count on the other index.
  *   SCAN2  wait until the old index has no readers.
  *
- * Each wait starts with srcu__readers_done(): sum the unlock counts, heavy
+ * Each wait starts with srcu__gp_readers_done(): sum the unlock counts, heavy
  * fence A (membarrier), sum the lock counts, compare.  The sums live here
  * too, beside the fence that makes them mean something: one grace period
  * reads top to bottom in this file.  A GP with idle
@@ -51,7 +51,7 @@
  * hands over (bounds a caller's latency under a stream of callers). */
 #define MAX_EXTRA_GPS  2
 
-#define now_ns() srcu__now_ns()
+#define now_ns() srcu__backend_now_ns()
 
 /* Sleep on a futex word; with a deadline, call its late hook once when
  * the deadline has passed (then the caller's loop sleeps on). */
@@ -64,7 +64,7 @@ static void wait_on(unsigned int *addr, unsigned int val, struct srcu__deadline 
 
 	if (timed && (until < 0 || dl->at_ns < until))
 		until = dl->at_ns;
-	srcu__futex_wait_until(addr, val, until);
+	srcu__backend_futex_wait(addr, val, until);
 	if (timed && now_ns() >= dl->at_ns) {
 		late = dl->late;
 		dl->late = NULL;
@@ -148,12 +148,12 @@ static unsigned long checked_locks(struct srcu_struct *sp, unsigned int id,
 static unsigned long sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__scan *scan)
 {
 	unsigned int id = srcu__id_of(sp);
-	struct srcu__record *r, *me = srcu__self_record();
+	struct srcu__record *r, *me = srcu__reader_self_record();
 	unsigned long sum;
 
 	memset(scan, 0, sizeof(*scan));
 	sum = scan->down_unlocks = load_acquire(&srcu__dom(sp)->down_unlock[idx]);
-	for (r = load_acquire(&srcu__records); r; r = r->next) {
+	for (r = load_acquire(&srcu__reader_records); r; r = r->next) {
 		bool owned = load_acquire(&r->tid) != 0;
 
 		if (r->index < SRCU__SCAN_BITS) {
@@ -185,7 +185,7 @@ static unsigned long sum_locks(struct srcu_struct *sp, int idx, const struct src
 	struct srcu__record *r;
 
 	check_down(sp, idx, scan->down_unlocks, sum);
-	for (r = load_acquire(&srcu__records); r; r = r->next)
+	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
 		if (scan_counted(scan, r->index))
 			sum += checked_locks(sp, id, r, idx, ", found by a grace-period scan");
 	return sum;
@@ -202,7 +202,7 @@ static void check_unlocks(struct srcu_struct *sp, int idx)
 	struct srcu__record *r;
 
 	check_down(sp, idx, du, load_acquire(&srcu__dom(sp)->down_lock[idx]));
-	for (r = load_acquire(&srcu__records); r; r = r->next)
+	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
 		if (load_acquire(&r->tid))
 			(void)checked_locks(sp, id, r, idx, ", found by a grace-period scan "
 					    "(an unlock with the other section's index?)");
@@ -210,7 +210,7 @@ static void check_unlocks(struct srcu_struct *sp, int idx)
 
 /* ---- reader checks ---- */
 
-bool srcu__readers_done(struct srcu_struct *sp, int idx)
+bool srcu__gp_readers_done(struct srcu_struct *sp, int idx)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 	struct srcu__scan scan;
@@ -229,7 +229,7 @@ bool srcu__readers_done(struct srcu_struct *sp, int idx)
 	if (SRCU__BUSTED(NOFENCE))
 		;
 	else if (scan.others)
-		srcu__heavy_mb();
+		srcu__backend_heavy_mb();
 	else
 		srcu__smp_mb();
 	if (load_relaxed(&d->gp_heavy) != scan.others)
@@ -239,7 +239,7 @@ bool srcu__readers_done(struct srcu_struct *sp, int idx)
 }
 
 /* Same sums with only a local fence: can say "busy" when the index is in
- * fact idle, and its "idle" must be confirmed by srcu__readers_done(). */
+ * fact idle, and its "idle" must be confirmed by srcu__gp_readers_done(). */
 static bool readers_look_done(struct srcu_struct *sp, int idx)
 {
 	struct srcu__scan scan;
@@ -255,7 +255,7 @@ static bool spin_until_done(struct srcu_struct *sp, int idx, long pause_ns, long
 	int i;
 
 	for (;;) {
-		if (readers_look_done(sp, idx) && srcu__readers_done(sp, idx))
+		if (readers_look_done(sp, idx) && srcu__gp_readers_done(sp, idx))
 			return true;
 		long waited = now_ns() - start;
 		if (waited >= pause_ns + yield_ns)
@@ -279,13 +279,13 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 	/* W: pairs with W in srcu_read_unlock(): each unlock after this
 	 * fence sees the flag and wakes us; each one before it is counted
 	 * by the scans below. */
-	srcu__heavy_mb();
+	srcu__backend_heavy_mb();
 	for (;;) {
 		/* Acquire pairs with the waking reader's seq-cst bump in
 		 * srcu__wake_gp(): if we see the bump we see its count. */
 		unsigned int seq = load_acquire(wake_seq);
 
-		if (readers_look_done(sp, idx) && srcu__readers_done(sp, idx))
+		if (readers_look_done(sp, idx) && srcu__gp_readers_done(sp, idx))
 			break;
 		stat_inc(&srcu__dom(sp)->stat_sleeps);
 		wait_on(wake_seq, seq, dl, srcu__stall_deadline(&watch));
@@ -297,7 +297,7 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 
 static void wait_readers(struct srcu_struct *sp, int idx, bool exp, struct srcu__deadline *dl)
 {
-	if (srcu__readers_done(sp, idx))
+	if (srcu__gp_readers_done(sp, idx))
 		return;
 	if (spin_until_done(sp, idx, exp ? EXP_SPIN_NS : SPIN_NS, exp ? EXP_YIELD_NS : 0))
 		return;
@@ -317,7 +317,7 @@ static void gp_event_bump(struct srcu_struct *sp)
 	 * on the new value would miss the wake-up that cleared its flag.) */
 	__atomic_fetch_add(&d->gp_event, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&d->gp_event_waiters, __ATOMIC_SEQ_CST))
-		srcu__futex_wake(&d->gp_event, INT_MAX);
+		srcu__backend_futex_wake(&d->gp_event, INT_MAX);
 }
 
 static void flip(struct srcu_struct *sp)
@@ -446,10 +446,10 @@ static void check_not_reader(struct srcu_struct *sp, const char *who)
 {
 	char n[SRCU__NAME_LEN], t[64];
 
-	if (srcu__self_in_reader(sp))
-		srcu__fatal("%s() called by %s inside its own read-side critical "
+	if (srcu__reader_self_inside(sp))
+		srcu__report_fatal("%s() called by %s inside its own read-side critical "
 			    "section of domain %s: it would wait for itself forever",
-			    who, srcu__thread_desc(t, sizeof(t)), srcu__name(sp, n, sizeof(n)));
+			    who, srcu__report_thread(t, sizeof(t)), srcu__report_name(sp, n, sizeof(n)));
 }
 
 static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__deadline *dl);
@@ -461,7 +461,7 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 	unsigned long s;
 
 	if (!sp)
-		srcu__fatal("%s() called with a NULL domain", who);
+		srcu__report_fatal("%s() called with a NULL domain", who);
 	d = srcu__dom(sp);
 	(void)srcu__domain_id(sp, who);
 	check_not_reader(sp, who);
@@ -471,9 +471,9 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 	seq_request(&d->gp_seq_needed, s);
 	if (exp)
 		seq_request(&d->gp_exp_needed, s);
-	srcu__set_waiting_on(sp);   /* for deadlock probes */
+	srcu__stall_set_waiting_on(sp);   /* for deadlock probes */
 	wait_for_seq(sp, s, dl);
-	srcu__set_waiting_on(NULL);
+	srcu__stall_set_waiting_on(NULL);
 }
 
 unsigned long srcu__gp_snap(struct srcu_struct *sp)
@@ -545,7 +545,7 @@ void srcu__gp_fork_child(struct srcu_struct *sp)
 unsigned long srcu__gp_polled_snap(struct srcu_struct *sp, const char *who)
 {
 	if (!sp)
-		srcu__fatal("%s() called with a NULL domain", who);
+		srcu__report_fatal("%s() called with a NULL domain", who);
 	(void)srcu__domain_id(sp, who);
 	return srcu__gp_snap(sp);
 }
@@ -563,7 +563,7 @@ unsigned long get_state_synchronize_srcu(struct srcu_struct *sp)
 bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie)
 {
 	if (!sp)
-		srcu__fatal("poll_state_synchronize_srcu() called with a NULL domain");
+		srcu__report_fatal("poll_state_synchronize_srcu() called with a NULL domain");
 	if (SRCU__BUSTED(EARLYPOLL))
 		cookie -= 4;
 	if (!seq_done(sp, cookie))
@@ -580,7 +580,7 @@ void synchronize_srcu(struct srcu_struct *sp)
 	synchronize(sp, false, "synchronize_srcu", NULL);
 }
 
-void srcu__synchronize_deadline(struct srcu_struct *sp, struct srcu__deadline *dl)
+void srcu__gp_synchronize_deadline(struct srcu_struct *sp, struct srcu__deadline *dl)
 {
 	synchronize(sp, false, "synchronize_srcu", dl);
 }
@@ -593,6 +593,6 @@ void synchronize_srcu_expedited(struct srcu_struct *sp)
 unsigned long srcu_batches_completed(struct srcu_struct *sp)
 {
 	if (!sp)
-		srcu__fatal("srcu_batches_completed() called with a NULL domain");
+		srcu__report_fatal("srcu_batches_completed() called with a NULL domain");
 	return load_acquire(&srcu__dom(sp)->gp_seq) >> 2;
 }

@@ -17,6 +17,12 @@
  *   lifecycle.c  start-up, fork(), cleanup_srcu_struct(), srcu_get_stats()
  *   gate.c       srcu_gate: the reset-backoff lock built on a domain
  *
+ * Each file's shared names carry its prefix: srcu__report_, srcu__backend_,
+ * srcu__domain_, srcu__reader_, srcu__stall_, srcu__gp_, srcu__async_.
+ * Exceptions: the processor primitives (srcu__smp_mb, srcu__cpu_relax,
+ * srcu__barrier) and the names the public headers already export
+ * (srcu__slots, srcu__gp_waits, srcu__read_*_slow, srcu__wake_gp).
+ *
  * SPDX-License-Identifier: MIT
  */
 #ifndef SRCU_INTERNAL_H
@@ -101,12 +107,12 @@ static inline void srcu__hb_gp_end(unsigned int id)
 
 
 /* "'name'" or "srcu_struct@0x..." into buf. */
-SRCU__HIDDEN const char *srcu__name(const struct srcu_struct *sp, char *buf, size_t len);
-SRCU__HIDDEN int srcu__gettid(void);
-SRCU__HIDDEN void srcu__warn(const char *fmt, ...) SRCU__PRINTF(1, 2);
-SRCU__HIDDEN SRCU__NORETURN void srcu__fatal(const char *fmt, ...) SRCU__PRINTF(1, 2);
+SRCU__HIDDEN const char *srcu__report_name(const struct srcu_struct *sp, char *buf, size_t len);
+SRCU__HIDDEN int srcu__report_gettid(void);
+SRCU__HIDDEN void srcu__report_warn(const char *fmt, ...) SRCU__PRINTF(1, 2);
+SRCU__HIDDEN SRCU__NORETURN void srcu__report_fatal(const char *fmt, ...) SRCU__PRINTF(1, 2);
 /* "thread 1234 (name)" for the calling thread. */
-SRCU__HIDDEN const char *srcu__thread_desc(char *buf, size_t len);
+SRCU__HIDDEN const char *srcu__report_thread(char *buf, size_t len);
 /* Abort: an unlock of sp's index idx without its lock (found says where). */
 SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_unlock(struct srcu_struct *sp,
 							   const char *thread, int idx,
@@ -139,7 +145,7 @@ static inline void srcu__cpu_relax(void)
 /* Nonzero when membarrier(2) is unavailable (or SRCU_BACKEND=fence):
  * readers then take the out-of-line path and use fences.  Only ever
  * changes from 1 to 0, once, in the library constructor. */
-SRCU__HIDDEN extern int srcu__fence_mode;
+SRCU__HIDDEN extern int srcu__backend_fence_mode;
 
 /* After a locked RMW, for a full fence: on x86 the RMW already is one. */
 #if defined(__x86_64__) || defined(__i386__)
@@ -149,27 +155,27 @@ SRCU__HIDDEN extern int srcu__fence_mode;
 #endif
 
 /* The asymmetric fence: a full fence on every thread of the process. */
-SRCU__HIDDEN void srcu__heavy_mb(void);
+SRCU__HIDDEN void srcu__backend_heavy_mb(void);
 SRCU__HIDDEN void srcu__backend_init(void);
-SRCU__HIDDEN void srcu__backend_after_fork_child(void);
+SRCU__HIDDEN void srcu__backend_fork_child(void);
 
 /* ---- futex helpers (backend.c) ---- */
-SRCU__HIDDEN void srcu__futex_wake(unsigned int *addr, int n);
+SRCU__HIDDEN void srcu__backend_futex_wake(unsigned int *addr, int n);
 /* Sleep while *addr == val, until woken or CLOCK_MONOTONIC deadline_ns
  * (< 0: none).  0 (woken, value changed, or spurious), -ETIMEDOUT, or
  * -EINTR (a signal handler ran).  Callers re-check their condition. */
-SRCU__HIDDEN int srcu__futex_wait_until(unsigned int *addr, unsigned int val, long deadline_ns);
-SRCU__HIDDEN long srcu__now_ns(void);
+SRCU__HIDDEN int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, long deadline_ns);
+SRCU__HIDDEN long srcu__backend_now_ns(void);
 
 /* ---- domain.c ---- */
 
 /* The registry lock: records, ids, the id table.  Never held while
  * waiting for readers. */
-SRCU__HIDDEN extern pthread_mutex_t srcu__registry_lock;
-/* id -> live domain, or NULL. Read under srcu__registry_lock. */
-SRCU__HIDDEN extern struct srcu_struct *srcu__domains[SRCU__MAX_IDS];
-/* One past the highest id ever handed out (under srcu__registry_lock). */
-SRCU__HIDDEN extern unsigned int srcu__id_high;
+SRCU__HIDDEN extern pthread_mutex_t srcu__domain_registry_lock;
+/* id -> live domain, or NULL. Read under srcu__domain_registry_lock. */
+SRCU__HIDDEN extern struct srcu_struct *srcu__domain_table[SRCU__MAX_IDS];
+/* One past the highest id ever handed out (under srcu__domain_registry_lock). */
+SRCU__HIDDEN extern unsigned int srcu__domain_id_high;
 
 /* Give a statically initialized domain its id on first use; report and
  * abort on a domain used after cleanup.  Returns the id. */
@@ -182,7 +188,7 @@ SRCU__HIDDEN unsigned int srcu__domain_peek(struct srcu_struct *sp);
  * static domain dead. */
 SRCU__HIDDEN void srcu__domain_unbind(struct srcu_struct *sp, unsigned int id);
 SRCU__HIDDEN void srcu__domain_retire_unused(struct srcu_struct *sp);
-SRCU__HIDDEN void srcu__domains_init(void);
+SRCU__HIDDEN void srcu__domain_init(void);
 
 /* ---- reader.c ---- */
 
@@ -196,16 +202,16 @@ struct srcu__record {
 };
 
 /* Head of the registry of all reader records (acquire-load to traverse). */
-SRCU__HIDDEN extern struct srcu__record *srcu__records;
+SRCU__HIDDEN extern struct srcu__record *srcu__reader_records;
 
 /* Does the calling thread hold a read-side section of sp?  Signal-safe
  * against handlers' sections on this thread. */
-SRCU__HIDDEN bool srcu__self_in_reader(struct srcu_struct *sp);
-SRCU__HIDDEN void srcu__readers_init(void);
-SRCU__HIDDEN void srcu__readers_after_fork_child(void);
-SRCU__HIDDEN struct srcu__record *srcu__self_record(void);
+SRCU__HIDDEN bool srcu__reader_self_inside(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__reader_init(void);
+SRCU__HIDDEN void srcu__reader_fork_child(void);
+SRCU__HIDDEN struct srcu__record *srcu__reader_self_record(void);
 /* Does r's thread hold a section of domain id (read from another thread)? */
-SRCU__HIDDEN bool srcu__record_holds(struct srcu__record *r, unsigned int id);
+SRCU__HIDDEN bool srcu__reader_record_holds(struct srcu__record *r, unsigned int id);
 /* Live threads whose counts show they have read sp. */
 SRCU__HIDDEN unsigned int srcu__reader_threads(struct srcu_struct *sp);
 
@@ -224,9 +230,9 @@ SRCU__HIDDEN void srcu__stall_watch_init(struct srcu_struct *sp, struct srcu__st
 SRCU__HIDDEN long srcu__stall_deadline(const struct srcu__stall_watch *w);
 /* Report a stall, probe for a deadlock, if their time has come. */
 SRCU__HIDDEN void srcu__stall_check(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w);
-SRCU__HIDDEN extern int srcu__deadlock_detect;
+SRCU__HIDDEN extern int srcu__stall_deadlock_detect;
 /* The calling thread synchronizes on sp (NULL: no longer). */
-SRCU__HIDDEN void srcu__set_waiting_on(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__stall_set_waiting_on(struct srcu_struct *sp);
 
 
 /* ---- gp.c ---- */
@@ -238,8 +244,8 @@ struct srcu__deadline {
 	void (*late)(void *arg);
 	void *arg;
 };
-SRCU__HIDDEN void srcu__synchronize_deadline(struct srcu_struct *sp, struct srcu__deadline *dl);
-SRCU__HIDDEN bool srcu__readers_done(struct srcu_struct *sp, int idx);
+SRCU__HIDDEN void srcu__gp_synchronize_deadline(struct srcu_struct *sp, struct srcu__deadline *dl);
+SRCU__HIDDEN bool srcu__gp_readers_done(struct srcu_struct *sp, int idx);
 /* gp_lock: held by whoever runs grace periods (or cleans up).  Unlock
  * bumps gp_event, so that waiting callers re-check and may take over. */
 SRCU__HIDDEN bool srcu__gp_trylock(struct srcu_struct *sp);

@@ -18,16 +18,16 @@ static void fork_parent(void);
 static void fork_child(void);
 
 /* Before main(), before any reader can have counted through the fast
- * path (srcu__fence_mode starts at 1: fences). */
+ * path (srcu__backend_fence_mode starts at 1: fences). */
 __attribute__((constructor)) static void srcu__startup(void)
 {
 	const char *dd = getenv("SRCU_DEADLOCK_DETECT");
 
 	srcu__backend_init();
-	srcu__domains_init();
+	srcu__domain_init();
 	if (dd && *dd)
 		srcu_set_deadlock_detection(strcmp(dd, "0") != 0);
-	srcu__readers_init();
+	srcu__reader_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
@@ -47,7 +47,7 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 		srcu__domain_retire_unused(sp);
 		return 0;
 	}
-	if (load_relaxed(&srcu__domains[id]) != sp)
+	if (load_relaxed(&srcu__domain_table[id]) != sp)
 		return -EINVAL;
 	err = srcu__async_cleanup(sp);   /* callbacks pending: -EBUSY */
 	if (err)
@@ -55,7 +55,7 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 	if (!srcu__gp_trylock(sp))
 		return -EBUSY;            /* a grace period is running */
 	if (load_acquire(&srcu__dom(sp)->gp_event_waiters) ||
-	    !srcu__readers_done(sp, 0) || !srcu__readers_done(sp, 1))
+	    !srcu__gp_readers_done(sp, 0) || !srcu__gp_readers_done(sp, 1))
 		err = -EBUSY;             /* updaters waiting, or readers inside */
 	else
 		srcu__domain_unbind(sp, id);
@@ -69,15 +69,15 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 
 /* Every live domain, in id order (caller holds the registry lock). */
 #define FOR_LIVE_DOMAINS(id) \
-	for (id = SRCU__ID_FIRST; id < srcu__id_high; id++) if (srcu__domains[id])
+	for (id = SRCU__ID_FIRST; id < srcu__domain_id_high; id++) if (srcu__domain_table[id])
 
 static void fork_prepare(void)
 {
 	unsigned int id;
 
-	pthread_mutex_lock(&srcu__registry_lock);
+	pthread_mutex_lock(&srcu__domain_registry_lock);
 	FOR_LIVE_DOMAINS(id)
-		srcu__async_fork_prepare(srcu__domains[id]);
+		srcu__async_fork_prepare(srcu__domain_table[id]);
 }
 
 static void fork_parent(void)
@@ -85,21 +85,21 @@ static void fork_parent(void)
 	unsigned int id;
 
 	FOR_LIVE_DOMAINS(id)
-		srcu__async_fork_parent(srcu__domains[id]);
-	pthread_mutex_unlock(&srcu__registry_lock);
+		srcu__async_fork_parent(srcu__domain_table[id]);
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
 }
 
 static void fork_child(void)
 {
 	unsigned int id;
 
-	srcu__backend_after_fork_child();
+	srcu__backend_fork_child();
 	FOR_LIVE_DOMAINS(id) {
-		srcu__gp_fork_child(srcu__domains[id]);
-		srcu__async_fork_child(srcu__domains[id]);
+		srcu__gp_fork_child(srcu__domain_table[id]);
+		srcu__async_fork_child(srcu__domain_table[id]);
 	}
-	srcu__readers_after_fork_child();
-	pthread_mutex_unlock(&srcu__registry_lock);
+	srcu__reader_fork_child();
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
 }
 
 /* ---- statistics ---- */

@@ -1,8 +1,8 @@
 /*
  * reader.c: per-thread reader records, the read side's slow paths,
  * srcu_down_read()/srcu_up_read(), and thread exit.  The layers above read
- * the records (gp.c's sums, stall.c's holders) through srcu__records and
- * srcu__record_holds(); lifecycle.c drives the fork child's part.
+ * the records (gp.c's sums, stall.c's holders) through srcu__reader_records and
+ * srcu__reader_record_holds(); lifecycle.c drives the fork child's part.
  *
  * A record holds one thread's lock/unlock counts for every domain, in a
  * flat table indexed by domain id: an mmap()ed reservation of
@@ -47,7 +47,7 @@
 __thread struct srcu__slot *srcu__slots __attribute__((tls_model("initial-exec")));
 static __thread struct srcu__record *self;
 unsigned int srcu__gp_waits[SRCU__MAX_IDS * SRCU__SLOT_WORDS];
-struct srcu__record *srcu__records;
+struct srcu__record *srcu__reader_records;
 
 static pthread_key_t exit_key;
 static unsigned int record_count;   /* atomic: creation order */
@@ -55,15 +55,15 @@ static unsigned int record_count;   /* atomic: creation order */
 static void reader_exit(void *arg);
 static void wake_if_waited(unsigned int id, int idx);
 
-void srcu__readers_init(void)
+void srcu__reader_init(void)
 {
 	/* Created before main(), so among the process's first keys: glibc
 	 * keeps the first 32 keys' values in the thread descriptor and sets
 	 * them without allocating (my_record() may run in a handler). */
 	if (pthread_key_create(&exit_key, reader_exit) != 0)
-		srcu__fatal("pthread_key_create() failed: no thread-exit hook");
+		srcu__report_fatal("pthread_key_create() failed: no thread-exit hook");
 	srcu__vg_quiet(srcu__gp_waits, sizeof(srcu__gp_waits));
-	srcu__vg_quiet(&srcu__records, sizeof(srcu__records));
+	srcu__vg_quiet(&srcu__reader_records, sizeof(srcu__reader_records));
 	srcu__vg_quiet(&record_count, sizeof(record_count));
 }
 
@@ -92,10 +92,10 @@ static struct srcu__record *record_new(int tid)
 	r->slots = m;
 	r->index = __atomic_fetch_add(&record_count, 1, __ATOMIC_RELAXED);
 	r->tid = tid;
-	head = load_relaxed(&srcu__records);
+	head = load_relaxed(&srcu__reader_records);
 	do
 		r->next = head;
-	while (!__atomic_compare_exchange_n(&srcu__records, &head, r, true,
+	while (!__atomic_compare_exchange_n(&srcu__reader_records, &head, r, true,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 	/* The release pairs with the acquire loads of the head in the scans:
 	 * they see a complete record, ->slots, ->next and ->tid set. */
@@ -109,7 +109,7 @@ static struct srcu__record *record_claim(int tid)
 {
 	struct srcu__record *r;
 
-	for (r = load_acquire(&srcu__records); r; r = r->next) {
+	for (r = load_acquire(&srcu__reader_records); r; r = r->next) {
 		int free_tid = 0;
 
 		if (load_relaxed(&r->tid) == 0 &&
@@ -141,15 +141,15 @@ static struct srcu__record *my_record(void)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return r;
 	}
-	tid = srcu__gettid();
+	tid = srcu__report_gettid();
 	r = record_claim(tid);
 	if (!r)
 		r = record_new(tid);
 	if (!r) {
 		char t[64];
 
-		srcu__fatal("%s: out of memory for its reader record",
-			    srcu__thread_desc(t, sizeof(t)));
+		srcu__report_fatal("%s: out of memory for its reader record",
+			    srcu__report_thread(t, sizeof(t)));
 	}
 	/* R: pairs with the full fence before a check (S at the GP's start,
 	 * or A of the check before): a check whose unlock sum saw this record
@@ -159,7 +159,7 @@ static struct srcu__record *my_record(void)
 	srcu__smp_mb();
 	pthread_setspecific(exit_key, r);
 	self = r;
-	if (!load_relaxed(&srcu__fence_mode))
+	if (!load_relaxed(&srcu__backend_fence_mode))
 		srcu__slots = r->slots;   /* the inline fast path may run now */
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return r;
@@ -181,7 +181,7 @@ int srcu__read_lock_slow(struct srcu_struct *sp)
 	struct srcu__record *r = my_record();
 	int idx;
 
-	if (!load_relaxed(&srcu__fence_mode))
+	if (!load_relaxed(&srcu__backend_fence_mode))
 		return srcu_read_lock(sp);   /* the fast path now succeeds */
 	idx = srcu__cur_idx(sp);
 	SRCU__READ_LOCK_HOOK();
@@ -196,16 +196,16 @@ void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 	struct srcu__slot *s;
 
 	if ((unsigned int)idx > 1)
-		srcu__fatal("srcu_read_unlock() on domain %s by %s: index %d is not "
+		srcu__report_fatal("srcu_read_unlock() on domain %s by %s: index %d is not "
 			    "one that srcu_read_lock() returns (0 or 1)",
-			    srcu__name(sp, n, sizeof(n)), srcu__thread_desc(t, sizeof(t)), idx);
+			    srcu__report_name(sp, n, sizeof(n)), srcu__report_thread(t, sizeof(t)), idx);
 	s = self ? &self->slots[id] : NULL;
 	/* Unlocks first: a signal handler's section between the two loads
 	 * raises both counts, so the lock count read second is still the
 	 * larger when this unlock has its lock.  The acquire keeps the
 	 * compiler from swapping the loads. */
 	if (!s || load_acquire(&s->unlock[idx]) == load_relaxed(&s->lock[idx]))
-		srcu__report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)), idx, "");
+		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx, "");
 	srcu__hb_section_end(id, idx);
 	count_mb(&s->unlock[idx]);           /* C and W (fence backend) */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
@@ -217,7 +217,7 @@ void srcu__wake_gp(unsigned int id)
 	 * grace period that sees the bump also sees the count (it loads the
 	 * futex word with acquire before its scan). */
 	__atomic_fetch_add(srcu__gp_wake_seq(id), 1, __ATOMIC_SEQ_CST);
-	srcu__futex_wake(srcu__gp_wake_seq(id), 1);
+	srcu__backend_futex_wake(srcu__gp_wake_seq(id), 1);
 }
 
 /* After an out-of-line unlock of index idx of domain id (sp may already
@@ -235,7 +235,7 @@ unsigned int srcu__reader_threads(struct srcu_struct *sp)
 	unsigned int id = srcu__id_of(sp), n = 0;
 	struct srcu__record *r;
 
-	for (r = load_acquire(&srcu__records); r; r = r->next) {
+	for (r = load_acquire(&srcu__reader_records); r; r = r->next) {
 		struct srcu__slot *s = &r->slots[id];
 
 		if (load_acquire(&r->tid) &&
@@ -276,12 +276,12 @@ static long own_open(struct srcu__slot *s)
 }
 
 /* Does r's thread hold a section of domain id? (from another thread) */
-bool srcu__record_holds(struct srcu__record *r, unsigned int id)
+bool srcu__reader_record_holds(struct srcu__record *r, unsigned int id)
 {
 	return slot_open(&r->slots[id]) != 0;
 }
 
-bool srcu__self_in_reader(struct srcu_struct *sp)
+bool srcu__reader_self_inside(struct srcu_struct *sp)
 {
 	struct srcu__slot *s;
 	long open;
@@ -293,7 +293,7 @@ bool srcu__self_in_reader(struct srcu_struct *sp)
 	if (open < 0) {
 		char t[64];
 
-		srcu__report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)),
+		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)),
 				    s->lock[0] < s->unlock[0] ? 0 : 1, "");
 	}
 	return open > 0;
@@ -302,11 +302,11 @@ bool srcu__self_in_reader(struct srcu_struct *sp)
 bool srcu_read_lock_held(struct srcu_struct *sp)
 {
 	/* False for a domain never used, cleaned up, or not a domain. */
-	return sp && srcu__domain_live(sp) && srcu__self_in_reader(sp);
+	return sp && srcu__domain_live(sp) && srcu__reader_self_inside(sp);
 }
 
 /* The calling thread's record, or NULL before its first section. */
-struct srcu__record *srcu__self_record(void)
+struct srcu__record *srcu__reader_self_record(void)
 {
 	return self;
 }
@@ -331,9 +331,9 @@ void srcu_up_read(struct srcu_struct *sp, int idx)
 	char n[SRCU__NAME_LEN];
 
 	if ((unsigned int)idx > 1)
-		srcu__fatal("srcu_up_read() on domain %s: index %d is not one that "
+		srcu__report_fatal("srcu_up_read() on domain %s: index %d is not one that "
 			    "srcu_down_read() returns (0 or 1)",
-			    srcu__name(sp, n, sizeof(n)), idx);
+			    srcu__report_name(sp, n, sizeof(n)), idx);
 	/* Counts only grow, and every up_read is counted after its
 	 * down_read.  Read the unlocks first: the acquire makes every lock
 	 * behind them visible, and ours is not among them, so locks exceed
@@ -342,8 +342,8 @@ void srcu_up_read(struct srcu_struct *sp, int idx)
 	unsigned long unlocks = load_acquire(&srcu__dom(sp)->down_unlock[idx]);
 
 	if ((long)(load_relaxed(&srcu__dom(sp)->down_lock[idx]) - unlocks) <= 0)
-		srcu__fatal("srcu_up_read() on domain %s without a matching "
-			    "srcu_down_read() (index %d)", srcu__name(sp, n, sizeof(n)), idx);
+		srcu__report_fatal("srcu_up_read() on domain %s without a matching "
+			    "srcu_down_read() (index %d)", srcu__report_name(sp, n, sizeof(n)), idx);
 	srcu__hb_section_end(id, idx);
 	count_mb(&srcu__dom(sp)->down_unlock[idx]);     /* C and W, as in srcu_read_unlock() */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
@@ -352,24 +352,24 @@ void srcu_up_read(struct srcu_struct *sp, int idx)
 /* ---- thread exit and fork ---- */
 
 /* End the sections a dead thread left open in one slot, as its unlocks
- * would have.  Caller holds srcu__registry_lock, so the domain cannot be
+ * would have.  Caller holds srcu__domain_registry_lock, so the domain cannot be
  * unbound (and freed) before the wake-up is done. */
 static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool report)
 {
 	unsigned long open = s->lock[idx] - s->unlock[idx];
-	struct srcu_struct *sp = srcu__domains[id];
+	struct srcu_struct *sp = srcu__domain_table[id];
 	char n[SRCU__NAME_LEN], t[64];
 
 	if (!open)
 		return;
 	if ((long)open < 0 && sp)
-		srcu__report_extra_unlock(sp, srcu__thread_desc(t, sizeof(t)), idx,
+		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx,
 				    ", found at thread exit");
 	if (report)
-		srcu__warn("%s exited inside %lu read-side critical section(s) of "
+		srcu__report_warn("%s exited inside %lu read-side critical section(s) of "
 			   "domain %s; they are treated as ended",
-			   srcu__thread_desc(t, sizeof(t)), open,
-			   sp ? srcu__name(sp, n, sizeof(n)) : "(cleaned up)");
+			   srcu__report_thread(t, sizeof(t)), open,
+			   sp ? srcu__report_name(sp, n, sizeof(n)) : "(cleaned up)");
 	srcu__hb_section_end(id, idx);
 	store_release(&s->unlock[idx], s->lock[idx]);
 	/* W (exit): pairs with the fence after a GP sets its waiting flag in
@@ -383,7 +383,7 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 
 static void record_end_all(struct srcu__record *r, bool report)
 {
-	for (unsigned int id = SRCU__ID_FIRST; id < srcu__id_high; id++) {
+	for (unsigned int id = SRCU__ID_FIRST; id < srcu__domain_id_high; id++) {
 		end_abandoned(&r->slots[id], id, 0, report);
 		end_abandoned(&r->slots[id], id, 1, report);
 	}
@@ -410,27 +410,27 @@ static void reader_exit(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	self = NULL;
 	srcu__slots = NULL;
-	pthread_mutex_lock(&srcu__registry_lock);
+	pthread_mutex_lock(&srcu__domain_registry_lock);
 	record_end_all(r, true);
 	record_release(r);
-	pthread_mutex_unlock(&srcu__registry_lock);
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
 }
 
 /* In the child of fork(): the other threads are gone.  Their open sections
  * end with them (silently: they are still running in the parent).  Caller
- * holds srcu__registry_lock. */
-void srcu__readers_after_fork_child(void)
+ * holds srcu__domain_registry_lock. */
+void srcu__reader_fork_child(void)
 {
 	struct srcu__record *r;
 
-	for (r = srcu__records; r; r = r->next) {
+	for (r = srcu__reader_records; r; r = r->next) {
 		if (r == self)
 			continue;
 		record_end_all(r, false);
 		record_release(r);
 	}
 	if (self)
-		store_relaxed(&self->tid, srcu__gettid());
-	if (load_relaxed(&srcu__fence_mode))
+		store_relaxed(&self->tid, srcu__report_gettid());
+	if (load_relaxed(&srcu__backend_fence_mode))
 		srcu__slots = NULL;   /* the child fell back to fences */
 }

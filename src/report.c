@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-const char *srcu__name(const struct srcu_struct *sp, char *buf, size_t len)
+const char *srcu__report_name(const struct srcu_struct *sp, char *buf, size_t len)
 {
 	const char *n = load_relaxed(&sp->name);
 
@@ -26,17 +26,17 @@ const char *srcu__name(const struct srcu_struct *sp, char *buf, size_t len)
 	return buf;
 }
 
-int srcu__gettid(void)
+int srcu__report_gettid(void)
 {
 	return (int)syscall(SYS_gettid);
 }
 
-const char *srcu__thread_desc(char *buf, size_t len)
+const char *srcu__report_thread(char *buf, size_t len)
 {
 	char name[32] = "";
 
 	pthread_getname_np(pthread_self(), name, sizeof(name));
-	snprintf(buf, len, "thread %d (%s)", srcu__gettid(), name[0] ? name : "?");
+	snprintf(buf, len, "thread %d (%s)", srcu__report_gettid(), name[0] ? name : "?");
 	return buf;
 }
 
@@ -50,7 +50,7 @@ static void vreport(const char *level, const char *fmt, va_list ap)
 	fflush(stderr);
 }
 
-void srcu__warn(const char *fmt, ...)
+void srcu__report_warn(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -59,7 +59,7 @@ void srcu__warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-void srcu__fatal(const char *fmt, ...)
+void srcu__report_fatal(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -76,17 +76,17 @@ void srcu__report_extra_unlock(struct srcu_struct *sp, const char *thread, int i
 {
 	char n[SRCU__NAME_LEN];
 
-	srcu__fatal("srcu_read_unlock() on domain %s by %s without a matching "
+	srcu__report_fatal("srcu_read_unlock() on domain %s by %s without a matching "
 		    "srcu_read_lock() in that thread (index %d)%s; to end a section in "
 		    "another thread use srcu_down_read()/srcu_up_read()",
-		    srcu__name(sp, n, sizeof(n)), thread, idx, found);
+		    srcu__report_name(sp, n, sizeof(n)), thread, idx, found);
 }
 
 void srcu__report_extra_up(struct srcu_struct *sp, int idx)
 {
 	char n[SRCU__NAME_LEN];
 
-	srcu__fatal("srcu_up_read() on domain %s more often than srcu_down_read() on "
+	srcu__report_fatal("srcu_up_read() on domain %s more often than srcu_down_read() on "
 		    "index %d, found by a grace-period scan (an srcu_up_read() given the "
-		    "other section's index?)", srcu__name(sp, n, sizeof(n)), idx);
+		    "other section's index?)", srcu__report_name(sp, n, sizeof(n)), idx);
 }

@@ -22,9 +22,9 @@
 #define DEADLOCK_PROBE_NS (100 * 1000 * 1000L)   /* between deadlock probes */
 
 #ifdef SRCU_DEADLOCK_DETECT_DEFAULT
-int srcu__deadlock_detect = 1;
+int srcu__stall_deadlock_detect = 1;
 #else
-int srcu__deadlock_detect;
+int srcu__stall_deadlock_detect;
 #endif
 
 static void (*stall_fn)(const struct srcu_stall *s, void *arg);
@@ -49,7 +49,7 @@ int srcu_set_stall_timeout(struct srcu_struct *sp, unsigned int ms)
 
 void srcu_set_deadlock_detection(bool on)
 {
-	store_relaxed(&srcu__deadlock_detect, on ? 1 : 0);
+	store_relaxed(&srcu__stall_deadlock_detect, on ? 1 : 0);
 }
 
 /* ---- who holds a section, who waits on which domain ---- */
@@ -79,7 +79,7 @@ static unsigned int holders(struct srcu_struct *sp, int idx, struct srcu_stall_t
 	unsigned int id = srcu__id_of(sp), n = 0;
 	struct srcu__record *r;
 
-	for (r = load_acquire(&srcu__records); r; r = r->next) {
+	for (r = load_acquire(&srcu__reader_records); r; r = r->next) {
 		struct srcu__slot *s = &r->slots[id];
 		int tid = load_acquire(&r->tid);
 
@@ -94,9 +94,9 @@ static unsigned int holders(struct srcu_struct *sp, int idx, struct srcu_stall_t
 	return n;
 }
 
-void srcu__set_waiting_on(struct srcu_struct *sp)
+void srcu__stall_set_waiting_on(struct srcu_struct *sp)
 {
-	struct srcu__record *me = srcu__self_record();
+	struct srcu__record *me = srcu__reader_self_record();
 
 	if (me)
 		store_release(&me->waiting_on, sp ? srcu__id_of(sp) : 0);
@@ -119,10 +119,10 @@ static bool cycle_from(struct cycle_search *c, unsigned int id)
 	if (c->depth == CYCLE_MAX)
 		return false;
 	c->seen[id / 8] |= (unsigned char)(1u << (id % 8));
-	for (r = load_acquire(&srcu__records); r; r = r->next) {
+	for (r = load_acquire(&srcu__reader_records); r; r = r->next) {
 		unsigned int next = load_acquire(&r->waiting_on);
 
-		if (!next || !load_acquire(&r->tid) || !srcu__record_holds(r, id))
+		if (!next || !load_acquire(&r->tid) || !srcu__reader_record_holds(r, id))
 			continue;
 		c->who[c->depth] = r;
 		c->dom[c->depth] = id;
@@ -149,7 +149,7 @@ static bool find_cycle(unsigned int id, char *buf, size_t len)
 	if (!c)
 		return false;
 	c->start = id;
-	pthread_mutex_lock(&srcu__registry_lock);   /* domain names stay put */
+	pthread_mutex_lock(&srcu__domain_registry_lock);   /* domain names stay put */
 	found = cycle_from(c, id);
 	for (unsigned int i = 0; found && i < c->depth && n < len; i++) {
 		char a[SRCU__NAME_LEN], b[SRCU__NAME_LEN], t[16];
@@ -158,10 +158,10 @@ static bool find_cycle(unsigned int id, char *buf, size_t len)
 		thread_name(tid, t, sizeof(t));
 		n += (size_t)snprintf(buf + n, len - n, "%sthread %d (%s) inside domain %s waits "
 				      "for domain %s", i ? "; " : "", tid, t[0] ? t : "?",
-				      srcu__name(srcu__domains[c->dom[i]], a, sizeof(a)),
-				      srcu__name(srcu__domains[c->dom[i + 1]], b, sizeof(b)));
+				      srcu__report_name(srcu__domain_table[c->dom[i]], a, sizeof(a)),
+				      srcu__report_name(srcu__domain_table[c->dom[i + 1]], b, sizeof(b)));
 	}
-	pthread_mutex_unlock(&srcu__registry_lock);
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
 	free(c);
 	return found;
 }
@@ -178,7 +178,7 @@ void srcu__stall_watch_init(struct srcu_struct *sp, struct srcu__stall_watch *w)
 		ms = SRCU_STALL_DEFAULT_MS;
 	w->interval_ns = (long)ms * 1000000L;
 	w->next_ns = ms == ~0u ? -1 : start + w->interval_ns;
-	w->probe_ns = load_relaxed(&srcu__deadlock_detect) ? srcu__now_ns() + DEADLOCK_PROBE_NS : -1;
+	w->probe_ns = load_relaxed(&srcu__stall_deadlock_detect) ? srcu__backend_now_ns() + DEADLOCK_PROBE_NS : -1;
 	w->report = 0;
 	w->cycle_seen = false;
 }
@@ -221,7 +221,7 @@ static void default_report(const struct srcu_stall *s)
 				      s->nthreads ? ";" : "", s->down_readers);
 	if (!s->nthreads && !s->down_readers && n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, " no reader left (about to end)");
-	srcu__warn("%s", line);
+	srcu__report_warn("%s", line);
 }
 
 static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w,
@@ -235,7 +235,7 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 	void *arg;
 
 	memset(&s, 0, sizeof(s));
-	s.domain = srcu__name(sp, name, sizeof(name));
+	s.domain = srcu__report_name(sp, name, sizeof(name));
 	s.idx = idx;
 	s.waited_s = (double)(now - (long)load_relaxed(&d->gp_start_ns)) / 1e9;
 	s.report = ++w->report;
@@ -263,14 +263,14 @@ static void probe_deadlock(struct srcu_struct *sp, struct srcu__stall_watch *w)
 	/* Twice in a row, 100 ms apart: a thread seen between its section
 	 * and its synchronize is not taken for a deadlock. */
 	if (found && w->cycle_seen)
-		srcu__fatal("deadlock between SRCU domains: %s; each waits for a "
+		srcu__report_fatal("deadlock between SRCU domains: %s; each waits for a "
 			    "read-side section that ends only after its own wait", cycle);
 	w->cycle_seen = found;
 }
 
 void srcu__stall_check(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w)
 {
-	long now = srcu__now_ns();
+	long now = srcu__backend_now_ns();
 
 	if (w->next_ns >= 0 && now >= w->next_ns) {
 		report_stall(sp, idx, w, now);
