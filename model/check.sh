@@ -58,6 +58,7 @@ verify fail "one scan (SCAN1 skipped)"          -DONESCAN -DNR=2 -DUPDATERS=1 -D
 verify fail "one scan, shared grace periods"    -DONESCAN -DNR=1 -DUPDATERS=2 -DCALLS=2
 verify fail "lock counts summed first"          -DLOCKSFIRST -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify fail "snapshot of the GP in flight"      -DEARLYSNAP -DNR=1 -DUPDATERS=2 -DCALLS=2
+verify fail "one check of both, current index ignored" -DFASTHALF -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify fail "lock sum re-reads ownership"       -DREUSE -DREREAD -DNR=2 -DUPDATERS=1 -DCALLS=2
 [ $status = 0 ] && echo "model: PASS" || echo "model: FAIL"
 exit $status

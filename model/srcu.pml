@@ -8,8 +8,10 @@
  *     unlock counter.  Sections nest and overlap (two open at once).
  *   - the scan: sum every thread's unlock count one thread at a time,
  *     then (fence A) every thread's lock count, compare; retry if busy.
- *   - a grace period: SCAN1 on the inactive index, flip, SCAN2 on the
- *     old index, with the gp_seq state updates.
+ *   - a grace period: one check of both indices (unlock sums of both,
+ *     fence A, lock sums of both), which ends it if both are idle; else
+ *     SCAN1 on the inactive index (unless that check found it idle),
+ *     flip, SCAN2 on the old index, with the gp_seq state updates.
  *   - sharing: two updaters take gp_seq snapshots, whoever wins gp_lock
  *     runs grace periods (plus up to MAX_EXTRA for later requests), the
  *     other waits for gp_seq to reach its snapshot or for the lock to be
@@ -33,7 +35,8 @@
  * stale-reader case); LOCKSFIRST sums the lock counts before the unlock
  * counts (a reader that runs a whole section between the two sums);
  * EARLYSNAP lets a caller be served by the grace period already in
- * flight (its scans may be past the caller's readers).
+ * flight (its scans may be past the caller's readers); FASTHALF ends a
+ * grace period when the one check finds only the inactive index idle.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -162,6 +165,48 @@ inline readers_done(x, done)
 	}
 }
 
+/* idle_indices(): one check of both indices (unlock sums of both, fence
+ * A, lock sums of both); idle gets bit 0 for the inactive index x1 and
+ * bit 1 for the current one x0.  FASTHALF, a broken variant, compares
+ * only the inactive index and calls the domain idle. */
+inline idle_indices(x1, x0, idle)
+{
+	do
+	:: r < NR ->
+		if
+		:: owned[r] ->
+			counted[r] = 1;
+			unlocks = unlocks + unlock_cnt[r * 2 + x1];
+			unlocks0 = unlocks0 + unlock_cnt[r * 2 + x0]
+		:: else -> counted[r] = 0
+		fi;
+		r++
+	:: else -> break
+	od;
+	/* fence A */
+	r = 0;
+	do
+	:: r < NR ->
+		if
+		:: counted[r] ->
+			locks = locks + lock_cnt[r * 2 + x1];
+			locks0 = locks0 + lock_cnt[r * 2 + x0]
+		:: else -> skip
+		fi;
+		r++
+	:: else -> break
+	od;
+	atomic {
+#ifdef FASTHALF
+		idle = 3 * (locks == unlocks);
+#else
+		idle = (locks == unlocks) + 2 * (locks0 == unlocks0);
+#endif
+		locks = 0; unlocks = 0; locks0 = 0; unlocks0 = 0; r = 0;
+		counted[0] = 0; counted[NR - 1] = 0
+	}
+}
+
 inline wait_readers(x)
 {
 	do
@@ -176,13 +221,23 @@ inline run_gp()
 	seq = gp_seq;
 	gp_seq = seq + 1;                  /* SCAN1 state */
 	i = idx & 1;
-#ifndef ONESCAN
-	wait_readers(1 - i);               /* SCAN1: stale readers */
+#ifdef ONESCAN
+	idle = 1;                          /* SCAN1 (and the check of both) skipped */
+#else
+	idle_indices(1 - i, i, idle);      /* both idle: the whole GP */
 #endif
-	idx = idx + 1;                     /* flip (E, D) */
-	gp_seq = seq + 2;                  /* SCAN2 state */
-	wait_readers(i);                   /* SCAN2 */
-	atomic { gp_seq = seq + 4; seq = 0; i = 0 }   /* GP ended (release) */
+	if
+	:: idle == 3 -> skip
+	:: else ->
+		if
+		:: (idle & 1) == 0 -> wait_readers(1 - i)   /* SCAN1: stale readers */
+		:: else -> skip
+		fi;
+		idx = idx + 1;                 /* flip (E, D) */
+		gp_seq = seq + 2;              /* SCAN2 state */
+		wait_readers(i)                /* SCAN2 */
+	fi;
+	atomic { gp_seq = seq + 4; seq = 0; i = 0; idle = 0 }   /* GP ended (release) */
 }
 
 inline run_gps(s)
@@ -203,6 +258,7 @@ proctype updater(byte calls)
 	byte was_sect[NR * 2];
 	byte s, k;
 	byte seq, i, r, locks, unlocks, extra;   /* run_gp() and the scans */
+	byte locks0, unlocks0, idle;             /* idle_indices() */
 	bit  done;
 	bit  counted[NR];                        /* the check's srcu__scan */
 

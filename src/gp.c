@@ -4,19 +4,21 @@
  * A grace period (GP) runs in the thread of a synchronize_srcu*() caller,
  * under the domain's gp_lock, and has the shape of modern Tree SRCU:
  *
+ *   check  one check of both indices; both idle ends the GP here, with
+ *          one fence (doc/design.md, "One fence for an idle domain").
  *   SCAN1  wait until the *inactive* index has no readers.  Its only
  *          readers are "stale" ones: they loaded the index before the
  *          previous flip and counted on it after.
  *   flip   sp->lock_word ^= 1: new readers count on the other index.
  *   SCAN2  wait until the old index has no readers.
  *
- * Each wait starts with srcu__gp_readers_done(): sum the unlock counts, heavy
- * fence A (membarrier), sum the lock counts, compare.  The sums live here
- * too, beside the fence that makes them mean something: one grace period
- * reads top to bottom in this file.  A GP with idle
- * readers costs two membarriers.  While readers remain, the wait spins
- * briefly on cheap checks, then sleeps on a futex that the last reader's
- * unlock bumps.  doc/design.md holds the ordering argument.
+ * A check sums the unlock counts, runs heavy fence A (membarrier), sums
+ * the lock counts and compares.  The sums live here too, beside the fence
+ * that makes them mean something: one grace period reads top to bottom in
+ * this file.  A GP with idle readers costs one membarrier.  While readers
+ * remain, the wait spins briefly on cheap checks, then sleeps on a futex
+ * that the last reader's unlock bumps.  doc/design.md holds the ordering
+ * argument.
  *
  * Sharing (the kernel's gp_seq rule): gp_seq counts GPs in its upper bits
  * and holds the GP state in its two low bits.  A caller takes the snapshot
@@ -97,7 +99,8 @@ static void stat_gp_time(struct srcu_struct *sp, unsigned long ns)
 struct srcu__scan {
 	unsigned long counted[SRCU__SCAN_BITS / (8 * sizeof(unsigned long))];
 	bool others;   /* a record owned by another thread than the caller */
-	unsigned long down_unlocks;   /* srcu_up_read() count in the unlock sum */
+	unsigned long unlocks[2];      /* the unlock sum of each index */
+	unsigned long down_unlocks[2]; /* srcu_up_read() counts in it */
 };
 
 #define SCAN_WORD_BITS (8 * sizeof(unsigned long))
@@ -139,20 +142,24 @@ static unsigned long checked_locks(struct srcu_struct *sp, unsigned int id,
 	return l;
 }
 
-/* Counts the owned records (and notes them in scan): a free record's
+/* Sums the unlock counts of both indices (a slot's four counters share a
+ * cache line: the second index costs no extra miss), over the owned
+ * records, noted in scan: a free record's
  * counts are balanced and nobody changes them.  Acquire on ->tid pairs
  * with the release in record_release(): seen free, seen balanced.  Also
  * notes whether a thread other than the caller owns a record: if none
  * does, no other thread can be inside a section that this check must see
  * (doc/design.md, "The lone updater"). */
-static unsigned long sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__scan *scan)
+static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 {
 	unsigned int id = srcu__id_of(sp);
 	struct srcu__record *r, *me = srcu__reader_self_record();
-	unsigned long sum;
+	int i;
 
 	memset(scan, 0, sizeof(*scan));
-	sum = scan->down_unlocks = load_acquire(&srcu__dom(sp)->down_unlock[idx]);
+	for (i = 0; i < 2; i++)
+		scan->unlocks[i] = scan->down_unlocks[i] =
+			load_acquire(&srcu__dom(sp)->down_unlock[i]);
 	for (r = load_acquire(&srcu__reader_records); r; r = r->next) {
 		bool owned = load_acquire(&r->tid) != 0;
 
@@ -165,9 +172,9 @@ static unsigned long sum_unlocks(struct srcu_struct *sp, int idx, struct srcu__s
 			scan->others = true;
 		/* Acquire pairs with the release in srcu_read_unlock() (C): the
 		 * section happens before what the GP's caller does next. */
-		sum += load_acquire(&r->slots[id].unlock[idx]);
+		for (i = 0; i < 2; i++)
+			scan->unlocks[i] += load_acquire(&r->slots[id].unlock[i]);
 	}
-	return sum;
 }
 
 /*
@@ -184,7 +191,7 @@ static unsigned long sum_locks(struct srcu_struct *sp, int idx, const struct src
 	unsigned long sum = load_acquire(&srcu__dom(sp)->down_lock[idx]);
 	struct srcu__record *r;
 
-	check_down(sp, idx, scan->down_unlocks, sum);
+	check_down(sp, idx, scan->down_unlocks[idx], sum);
 	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
 		if (scan_counted(scan, r->index))
 			sum += checked_locks(sp, id, r, idx, ", found by a grace-period scan");
@@ -210,11 +217,10 @@ static void check_unlocks(struct srcu_struct *sp, int idx)
 
 /* ---- reader checks ---- */
 
-bool srcu__gp_readers_done(struct srcu_struct *sp, int idx)
+/* Fence A, between a check's unlock sums and its lock sums. */
+static void check_fence(struct srcu_struct *sp, const struct srcu__scan *scan)
 {
 	struct srcu__domain *d = srcu__dom(sp);
-	struct srcu__scan scan;
-	unsigned long unlocks = sum_unlocks(sp, idx, &scan);
 
 	/*
 	 * A: pairs with B and C in srcu_read_lock()/srcu_read_unlock().  A
@@ -228,14 +234,47 @@ bool srcu__gp_readers_done(struct srcu_struct *sp, int idx)
 	 */
 	if (SRCU__BUSTED(NOFENCE))
 		;
-	else if (scan.others)
+	else if (scan->others)
 		srcu__backend_heavy_mb();
 	else
 		srcu__smp_mb();
-	if (load_relaxed(&d->gp_heavy) != scan.others)
-		store_relaxed(&d->gp_heavy, scan.others);
+	if (load_relaxed(&d->gp_heavy) != scan->others)
+		store_relaxed(&d->gp_heavy, scan->others);
 	stat_inc(&d->stat_checks);
-	return sum_locks(sp, idx, &scan) == unlocks;
+}
+
+bool srcu__gp_readers_done(struct srcu_struct *sp, int idx)
+{
+	struct srcu__scan scan;
+
+	sum_unlocks(sp, &scan);
+	check_fence(sp, &scan);
+	return sum_locks(sp, idx, &scan) == scan.unlocks[idx];
+}
+
+/*
+ * Both indices in one check: the unlock sums of both, fence A, the lock
+ * sums of both.  Each index's comparison means what it means in a check
+ * of that index alone (doc/design.md, "One fence for an idle domain"): no
+ * section that began before A is still open on it.  Both idle is the
+ * whole grace period, for half the fences of SCAN1 and SCAN2.  Returns
+ * IDLE_INACTIVE | IDLE_CURRENT as they are found, for the current idx.
+ */
+#define IDLE_INACTIVE 1u
+#define IDLE_CURRENT  2u
+#define IDLE_BOTH     (IDLE_INACTIVE | IDLE_CURRENT)
+static unsigned int idle_indices(struct srcu_struct *sp, int idx)
+{
+	struct srcu__scan scan;
+	unsigned int idle = 0;
+
+	sum_unlocks(sp, &scan);
+	check_fence(sp, &scan);
+	if (sum_locks(sp, idx ^ 1, &scan) == scan.unlocks[idx ^ 1])
+		idle |= IDLE_INACTIVE;
+	if (sum_locks(sp, idx, &scan) == scan.unlocks[idx])
+		idle |= IDLE_CURRENT;
+	return idle;
 }
 
 /* Same sums with only a local fence: can say "busy" when the index is in
@@ -243,10 +282,10 @@ bool srcu__gp_readers_done(struct srcu_struct *sp, int idx)
 static bool readers_look_done(struct srcu_struct *sp, int idx)
 {
 	struct srcu__scan scan;
-	unsigned long unlocks = sum_unlocks(sp, idx, &scan);
 
+	sum_unlocks(sp, &scan);
 	srcu__smp_mb();  /* L: local, pairs with none; its "idle" is re-checked under A */
-	return sum_locks(sp, idx, &scan) == unlocks;
+	return sum_locks(sp, idx, &scan) == scan.unlocks[idx];
 }
 
 static bool spin_until_done(struct srcu_struct *sp, int idx, long pause_ns, long yield_ns)
@@ -333,6 +372,7 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 	unsigned long seq = load_relaxed(&d->gp_seq);
 	bool exp = ULONG_CMP_GE(load_relaxed(&d->gp_exp_needed), seq + 4);
 	long start = now_ns();
+	unsigned int idle;
 	int idx;
 
 	if (exp)
@@ -344,11 +384,15 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 	 * after its snapshot) is covered. */
 	srcu__smp_mb();
 	idx = srcu__cur_idx(sp);
-	if (!SRCU__BUSTED(ONESCAN))
-		wait_readers(sp, idx ^ 1, exp, dl);  /* SCAN1: stale readers */
-	flip(sp);
-	store_relaxed(&d->gp_seq, seq + SEQ_SCAN2);
-	wait_readers(sp, idx, exp, dl);          /* SCAN2: the old index */
+	/* The busted flavour skips SCAN1, and so this check of both. */
+	idle = SRCU__BUSTED(ONESCAN) ? IDLE_INACTIVE : idle_indices(sp, idx);
+	if (idle != IDLE_BOTH) {
+		if (!(idle & IDLE_INACTIVE))
+			wait_readers(sp, idx ^ 1, exp, dl);  /* SCAN1: stale readers */
+		flip(sp);
+		store_relaxed(&d->gp_seq, seq + SEQ_SCAN2);
+		wait_readers(sp, idx, exp, dl);          /* SCAN2: the old index */
+	}
 	/* Release pairs with the acquire in seq_done(): a caller that sees
 	 * the GP ended is ordered after the scans' fences. */
 	store_release(&d->gp_seq, seq + 4);
