@@ -1,5 +1,5 @@
 #!/bin/sh
-# model/check.sh: verify model/srcu.pml exhaustively with Spin, and prove
+# model/check.sh: verify model/srcu.pml and model/fence.pml exhaustively with Spin, and prove
 # that the model can fail: each deliberately broken variant must produce
 # an assertion violation.  Prints each run's state count and time.
 #
@@ -9,7 +9,7 @@
 set -eu
 SPIN=${1:-spin}
 HERE=$(cd "$(dirname "$0")" && pwd)
-MODEL=$HERE/srcu.pml
+MODEL=srcu.pml
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
@@ -24,7 +24,7 @@ verify() {
 	shift 2
 	count=$((count + 1))
 	printf 'model: [%2d/%d] %s ...\n' "$count" "$TOTAL" "$name"
-	"$SPIN" "$@" -a "$MODEL" >spin.log 2>&1 || { cat spin.log; exit 2; }
+	"$SPIN" "$@" -a "$HERE/$MODEL" >spin.log 2>&1 || { cat spin.log; exit 2; }
 	# -DSAFETY: assertions only; -DCOLLAPSE: compressed state vectors.
 	# pan.c is generated code: its warnings are not ours.
 	${CC:-cc} -O2 -w -DSAFETY -DCOLLAPSE -o pan pan.c
@@ -60,5 +60,12 @@ verify fail "lock counts summed first"          -DLOCKSFIRST -DNR=2 -DUPDATERS=1
 verify fail "snapshot of the GP in flight"      -DEARLYSNAP -DNR=1 -DUPDATERS=2 -DCALLS=2
 verify fail "one check of both, current index ignored" -DFASTHALF -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify fail "lock sum re-reads ownership"       -DREUSE -DREREAD -DNR=2 -DUPDATERS=1 -DCALLS=2
+# The fence service (fence.pml): readers with store buffers, two domains'
+# updaters sharing membarriers.
+MODEL=fence.pml
+verify pass "fence service: 1 reader x 2, 2 domains x 1 call" -DROUNDS=2 -DCALLS=1
+verify pass "fence service: 1 reader x 3, 2 domains x 2 calls" -DROUNDS=3 -DCALLS=2
+verify fail "fence service: served by the membarrier in flight" -DEARLYFENCE
+verify fail "fence service: no fence A (store buffers)" -DNOFENCE
 [ $status = 0 ] && echo "model: PASS" || echo "model: FAIL"
 exit $status

@@ -13,7 +13,7 @@
  *     SCAN1 on the inactive index (unless that check found it idle),
  *     flip, SCAN2 on the old index, with the gp_seq state updates.
  *   - sharing: two updaters take gp_seq snapshots, whoever wins gp_lock
- *     runs grace periods (plus up to MAX_EXTRA for later requests), the
+ *     runs grace periods until its own snapshot is reached (no more), the
  *     other waits for gp_seq to reach its snapshot or for the lock to be
  *     free again.
  *
@@ -54,7 +54,6 @@
 #ifndef CALLS
 #define CALLS     2   /* synchronize() calls per updater */
 #endif   /* sections (or section pairs) per reader */
-#define MAX_EXTRA 2   /* GPs the lock holder runs for later requests */
 
 byte idx;                      /* the domain's current index (low bit) */
 byte lock_cnt[NR * 2];         /* [reader * 2 + index] */
@@ -242,12 +241,7 @@ inline run_gp()
 
 inline run_gps(s)
 {
-	extra = 0;
-	do :: !SEQ_GE(gp_seq, s) -> run_gp() :: else -> break od;
-	do
-	:: extra < MAX_EXTRA && !SEQ_GE(gp_seq, gp_seq_needed) -> run_gp(); extra++
-	:: else -> extra = 0; break
-	od
+	do :: !SEQ_GE(gp_seq, s) -> run_gp() :: else -> break od   /* and no more */
 }
 
 /* ---- synchronize(), with the property ---- */
@@ -257,7 +251,7 @@ proctype updater(byte calls)
 	bit  was_in[NR * 2];
 	byte was_sect[NR * 2];
 	byte s, k;
-	byte seq, i, r, locks, unlocks, extra;   /* run_gp() and the scans */
+	byte seq, i, r, locks, unlocks;   /* run_gp() and the scans */
 	byte locks0, unlocks0, idle;             /* idle_indices() */
 	bit  done;
 	bit  counted[NR];                        /* the check's srcu__scan */

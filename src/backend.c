@@ -69,14 +69,11 @@ void srcu__backend_fork_child(void)
 		store_relaxed(&srcu__backend_fence_mode, 1);
 }
 
-void srcu__backend_heavy_mb(void)
+void srcu__backend_membarrier(void)
 {
-	if (load_relaxed(&srcu__backend_fence_mode)) {
-		srcu__smp_mb();  /* A, W (fence backend): pairs with the readers' locked RMWs */
-		return;
-	}
 	/* Every thread of the process executes a full fence; pairs with the
-	 * compiler barriers B, C and W in include/srcu.h. */
+	 * compiler barriers B, C and W in include/srcu.h (fence.c shares one
+	 * among the callers of fences A and W). */
 	if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
 		srcu__report_fatal("membarrier(PRIVATE_EXPEDITED) failed after registration: %s",
 			    strerror(errno));

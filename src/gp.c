@@ -49,9 +49,6 @@
 /* How long a caller spins for a running GP to end before it sleeps. */
 #define SHARE_PAUSE_NS (2 * 1000L)        /* pause-spinning, then ... */
 #define SHARE_SPIN_NS  (10 * 1000L)      /* ... sched_yield() spinning */
-/* GPs the lock holder runs for others after its own is done, before it
- * hands over (bounds a caller's latency under a stream of callers). */
-#define MAX_EXTRA_GPS  2
 
 #define now_ns() srcu__backend_now_ns()
 
@@ -94,25 +91,24 @@ static void stat_gp_time(struct srcu_struct *sp, unsigned long ns)
 /* What one check's unlock sum counted, so that its lock sum counts the
  * same records: owned ones.  A free record's counts are balanced and
  * still, so a check skips it (doc/design.md, "Free records"); records
- * past SRCU__SCAN_BITS are always counted. */
-#define SRCU__SCAN_BITS 4096
+ * past SRCU__DENSE_RECORDS are always counted. */
+#define SCAN_WORD_BITS (8 * sizeof(unsigned long))
 struct srcu__scan {
-	unsigned long counted[SRCU__SCAN_BITS / (8 * sizeof(unsigned long))];
+	unsigned long counted[SRCU__DENSE_RECORDS / SCAN_WORD_BITS];
+	unsigned int records;          /* srcu__reader_count when it began */
 	bool others;   /* a record owned by another thread than the caller */
 	unsigned long unlocks[2];      /* the unlock sum of each index */
 	unsigned long down_unlocks[2]; /* srcu_up_read() counts in it */
 };
-
-#define SCAN_WORD_BITS (8 * sizeof(unsigned long))
 
 static void scan_note(struct srcu__scan *scan, unsigned int i)
 {
 	scan->counted[i / SCAN_WORD_BITS] |= 1ul << (i % SCAN_WORD_BITS);
 }
 
-static bool scan_counted(const struct srcu__scan *scan, unsigned int i)
+static unsigned int dense_records(const struct srcu__scan *scan)
 {
-	return i >= SRCU__SCAN_BITS || (scan->counted[i / SCAN_WORD_BITS] >> (i % SCAN_WORD_BITS)) & 1;
+	return scan->records < SRCU__DENSE_RECORDS ? scan->records : SRCU__DENSE_RECORDS;
 }
 
 /* Abort, naming sp, if the down/up counters of index idx show more
@@ -142,38 +138,49 @@ static unsigned long checked_locks(struct srcu_struct *sp, unsigned int id,
 	return l;
 }
 
+static void add_unlocks(struct srcu__scan *scan, struct srcu__record *r, unsigned int id)
+{
+	/* Acquire pairs with the release in srcu_read_unlock() (C): the
+	 * section happens before what the GP's caller does next. */
+	scan->unlocks[0] += load_acquire(&r->slots[id].unlock[0]);
+	scan->unlocks[1] += load_acquire(&r->slots[id].unlock[1]);
+}
+
 /* Sums the unlock counts of both indices (a slot's four counters share a
- * cache line: the second index costs no extra miss), over the owned
- * records, noted in scan: a free record's
- * counts are balanced and nobody changes them.  Acquire on ->tid pairs
- * with the release in record_release(): seen free, seen balanced.  Also
- * notes whether a thread other than the caller owns a record: if none
- * does, no other thread can be inside a section that this check must see
- * (doc/design.md, "The lone updater"). */
+ * cache line: the second index costs no extra miss) over the owned
+ * records, noted in scan: a free record's counts are balanced and nobody
+ * changes them.  The dense owner table makes a free record cost one int,
+ * not a miss on its page.  Also notes whether a thread other than the
+ * caller owns a record: if none does, no other thread can be inside a
+ * section that this check must see (doc/design.md, "The lone updater"). */
 static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 {
-	unsigned int id = srcu__id_of(sp);
+	unsigned int i, n, id = srcu__id_of(sp);
 	struct srcu__record *r, *me = srcu__reader_self_record();
-	int i;
 
 	memset(scan, 0, sizeof(*scan));
 	for (i = 0; i < 2; i++)
 		scan->unlocks[i] = scan->down_unlocks[i] =
 			load_acquire(&srcu__dom(sp)->down_unlock[i]);
+	scan->records = load_acquire(&srcu__reader_count);
+	n = dense_records(scan);
+	for (i = 0; i < n; i++) {
+		/* Acquire on the owner pairs with its release in set_owner()
+		 * (reader.c): seen free, seen balanced. */
+		if (!load_acquire(&srcu__reader_owner[i]) ||
+		    !(r = load_acquire(&srcu__reader_dense[i])))
+			continue;
+		scan_note(scan, i);
+		scan->others |= r != me;
+		add_unlocks(scan, r, id);
+	}
+	if (scan->records <= SRCU__DENSE_RECORDS)
+		return;
 	for (r = load_acquire(&srcu__reader_records); r; r = r->next) {
-		bool owned = load_acquire(&r->tid) != 0;
-
-		if (r->index < SRCU__SCAN_BITS) {
-			if (!owned)
-				continue;
-			scan_note(scan, r->index);
-		}
-		if (owned && r != me)
-			scan->others = true;
-		/* Acquire pairs with the release in srcu_read_unlock() (C): the
-		 * section happens before what the GP's caller does next. */
-		for (i = 0; i < 2; i++)
-			scan->unlocks[i] += load_acquire(&r->slots[id].unlock[i]);
+		if (r->index < SRCU__DENSE_RECORDS)
+			continue;
+		scan->others |= load_acquire(&r->tid) != 0 && r != me;
+		add_unlocks(scan, r, id);
 	}
 }
 
@@ -187,14 +194,24 @@ static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
  */
 static unsigned long sum_locks(struct srcu_struct *sp, int idx, const struct srcu__scan *scan)
 {
-	unsigned int id = srcu__id_of(sp);
+	static const char hint[] = ", found by a grace-period scan";
+	unsigned int w, n = dense_records(scan), id = srcu__id_of(sp);
 	unsigned long sum = load_acquire(&srcu__dom(sp)->down_lock[idx]);
 	struct srcu__record *r;
 
 	check_down(sp, idx, scan->down_unlocks[idx], sum);
+	for (w = 0; w * SCAN_WORD_BITS < n; w++)
+		for (unsigned long bits = scan->counted[w]; bits; bits &= bits - 1) {
+			unsigned int i = w * SCAN_WORD_BITS + (unsigned int)__builtin_ctzl(bits);
+
+			r = load_relaxed(&srcu__reader_dense[i]);   /* seen by the unlock sum */
+			sum += checked_locks(sp, id, r, idx, hint);
+		}
+	if (scan->records <= SRCU__DENSE_RECORDS)
+		return sum;
 	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
-		if (scan_counted(scan, r->index))
-			sum += checked_locks(sp, id, r, idx, ", found by a grace-period scan");
+		if (r->index >= SRCU__DENSE_RECORDS)
+			sum += checked_locks(sp, id, r, idx, hint);
 	return sum;
 }
 
@@ -235,7 +252,7 @@ static void check_fence(struct srcu_struct *sp, const struct srcu__scan *scan)
 	if (SRCU__BUSTED(NOFENCE))
 		;
 	else if (scan->others)
-		srcu__backend_heavy_mb();
+		srcu__fence_heavy();
 	else
 		srcu__smp_mb();
 	if (load_relaxed(&d->gp_heavy) != scan->others)
@@ -318,7 +335,7 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 	/* W: pairs with W in srcu_read_unlock(): each unlock after this
 	 * fence sees the flag and wakes us; each one before it is counted
 	 * by the scans below. */
-	srcu__backend_heavy_mb();
+	srcu__fence_heavy();
 	for (;;) {
 		/* Acquire pairs with the waking reader's seq-cst bump in
 		 * srcu__wake_gp(): if we see the bump we see its count. */
@@ -441,15 +458,18 @@ void srcu__gp_unlock(struct srcu_struct *sp)
 	gp_event_bump(sp);   /* a waiter whose GP is not done takes over */
 }
 
+/*
+ * Run GPs until the caller's snapshot is reached, and no more: the
+ * callers that arrived during the last one wait for the next, and a
+ * runner that ran it for them before returning would start it before its
+ * own next call could join it (one call per GP under back-to-back
+ * callers).  Handing over instead lets that next GP serve them all: the
+ * unlock wakes them, and whoever comes first runs it.
+ */
 static void run_gps(struct srcu_struct *sp, unsigned long s, struct srcu__deadline *dl)
 {
-	int extra = 0;
-
 	while (!seq_done(sp, s))
 		run_gp(sp, dl);
-	while (extra++ < MAX_EXTRA_GPS &&
-	       ULONG_CMP_LT(load_relaxed(&srcu__dom(sp)->gp_seq), load_acquire(&srcu__dom(sp)->gp_seq_needed)))
-		run_gp(sp, NULL);   /* others' GPs: our deadline is not theirs */
 }
 
 /* Spin briefly for the next GP end: a GP of local fences takes well under

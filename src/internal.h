@@ -7,7 +7,8 @@
  * header lists each file's interface in that order, lowest first:
  *
  *   report.c     messages naming the domain and thread; misuse reports
- *   backend.c    the asymmetric fence (membarrier or fences), futexes, clock
+ *   backend.c    membarrier and the backend choice, futexes, clock
+ *   fence.c      the fence service: one membarrier shared by every caller
  *   domain.c     domain ids, the id -> domain table, the registry lock
  *   reader.c     reader records, the read side's slow paths, thread exit,
  *                srcu_down_read()/srcu_up_read()
@@ -18,7 +19,7 @@
  *   gate.c       srcu_gate: the reset-backoff lock built on a domain
  *
  * Each file's shared names carry its prefix: srcu__report_, srcu__backend_,
- * srcu__domain_, srcu__reader_, srcu__stall_, srcu__gp_, srcu__async_.
+ * srcu__fence_, srcu__domain_, srcu__reader_, srcu__stall_, srcu__gp_, srcu__async_.
  * Exceptions: the processor primitives (srcu__smp_mb, srcu__cpu_relax,
  * srcu__barrier) and the names the public headers already export
  * (srcu__slots, srcu__gp_waits, srcu__read_*_slow, srcu__wake_gp).
@@ -154,8 +155,9 @@ SRCU__HIDDEN extern int srcu__backend_fence_mode;
 #define srcu__mb_after_rmw() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #endif
 
-/* The asymmetric fence: a full fence on every thread of the process. */
-SRCU__HIDDEN void srcu__backend_heavy_mb(void);
+/* membarrier(PRIVATE_EXPEDITED): a full fence on every thread of the
+ * process.  Only fence.c calls it. */
+SRCU__HIDDEN void srcu__backend_membarrier(void);
 SRCU__HIDDEN void srcu__backend_init(void);
 SRCU__HIDDEN void srcu__backend_fork_child(void);
 
@@ -166,6 +168,17 @@ SRCU__HIDDEN void srcu__backend_futex_wake(unsigned int *addr, int n);
  * -EINTR (a signal handler ran).  Callers re-check their condition. */
 SRCU__HIDDEN int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, long deadline_ns);
 SRCU__HIDDEN long srcu__backend_now_ns(void);
+
+/* ---- fence.c ---- */
+
+/* The asymmetric fence (A, W): every thread of the process executes a
+ * full fence after the caller's accesses before the call and before its
+ * accesses after it.  One membarrier serves all callers that asked
+ * before it began; with the fence backend, a local fence. */
+SRCU__HIDDEN void srcu__fence_heavy(void);
+/* Membarriers run, heavy fences asked for: since the process started. */
+SRCU__HIDDEN void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests);
+SRCU__HIDDEN void srcu__fence_fork_child(void);
 
 /* ---- domain.c ---- */
 
@@ -203,6 +216,16 @@ struct srcu__record {
 
 /* Head of the registry of all reader records (acquire-load to traverse). */
 SRCU__HIDDEN extern struct srcu__record *srcu__reader_records;
+/* The same records by ->index, densely, for the scans: a free one costs
+ * them one int, not a cache miss on its page.  srcu__reader_count records
+ * exist (acquire); those below SRCU__DENSE_RECORDS are here, with their
+ * owner's tid (0: free, or not yet claimed past fence R; acquire) and
+ * their address (NULL: not yet complete; acquire).  Records past that
+ * are found on the list only. */
+#define SRCU__DENSE_RECORDS 4096
+SRCU__HIDDEN extern int srcu__reader_owner[SRCU__DENSE_RECORDS];
+SRCU__HIDDEN extern struct srcu__record *srcu__reader_dense[SRCU__DENSE_RECORDS];
+SRCU__HIDDEN extern unsigned int srcu__reader_count;
 
 /* Does the calling thread hold a read-side section of sp?  Signal-safe
  * against handlers' sections on this thread. */

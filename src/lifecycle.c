@@ -94,6 +94,7 @@ static void fork_child(void)
 	unsigned int id;
 
 	srcu__backend_fork_child();
+	srcu__fence_fork_child();
 	FOR_LIVE_DOMAINS(id) {
 		srcu__gp_fork_child(srcu__domain_table[id]);
 		srcu__async_fork_child(srcu__domain_table[id]);

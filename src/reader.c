@@ -48,9 +48,11 @@ __thread struct srcu__slot *srcu__slots __attribute__((tls_model("initial-exec")
 static __thread struct srcu__record *self;
 unsigned int srcu__gp_waits[SRCU__MAX_IDS * SRCU__SLOT_WORDS];
 struct srcu__record *srcu__reader_records;
+int srcu__reader_owner[SRCU__DENSE_RECORDS];
+struct srcu__record *srcu__reader_dense[SRCU__DENSE_RECORDS];
+unsigned int srcu__reader_count;
 
 static pthread_key_t exit_key;
-static unsigned int record_count;   /* atomic: creation order */
 
 static void reader_exit(void *arg);
 static void wake_if_waited(unsigned int id, int idx);
@@ -64,7 +66,9 @@ void srcu__reader_init(void)
 		srcu__report_fatal("pthread_key_create() failed: no thread-exit hook");
 	srcu__vg_quiet(srcu__gp_waits, sizeof(srcu__gp_waits));
 	srcu__vg_quiet(&srcu__reader_records, sizeof(srcu__reader_records));
-	srcu__vg_quiet(&record_count, sizeof(record_count));
+	srcu__vg_quiet(&srcu__reader_count, sizeof(srcu__reader_count));
+	srcu__vg_quiet(srcu__reader_owner, sizeof(srcu__reader_owner));
+	srcu__vg_quiet(srcu__reader_dense, sizeof(srcu__reader_dense));
 }
 
 #define SLOTS_BYTES ((size_t)SRCU__MAX_IDS * sizeof(struct srcu__slot))
@@ -75,6 +79,18 @@ void srcu__reader_init(void)
 _Static_assert(sizeof(struct srcu__record) <= SRCU__ID_FIRST * sizeof(struct srcu__slot),
 	       "a reader record must fit in the sentinel ids' slots");
 
+
+/* The dense copy of r's owner, which the scans read instead of walking
+ * the list (records past SRCU__DENSE_RECORDS have none).  Set after
+ * ->tid is claimed and before fence R; cleared, with release, after the
+ * counts are balanced and before ->tid is: a scan that sees 0 skips a
+ * record that is free or whose new owner has not yet passed R, which
+ * the argument at R covers either way. */
+static void set_owner(struct srcu__record *r, int tid)
+{
+	if (r->index < SRCU__DENSE_RECORDS)
+		store_release(&srcu__reader_owner[r->index], tid);
+}
 
 /* A new record owned by tid, pushed on the registry.  mmap() is
  * async-signal-safe, malloc() is not. */
@@ -90,8 +106,11 @@ static struct srcu__record *record_new(int tid)
 	srcu__vg_quiet(m, SLOTS_BYTES);   /* counts: owner-written, scanned */
 	r = m;
 	r->slots = m;
-	r->index = __atomic_fetch_add(&record_count, 1, __ATOMIC_RELAXED);
+	r->index = __atomic_fetch_add(&srcu__reader_count, 1, __ATOMIC_RELAXED);
 	r->tid = tid;
+	set_owner(r, tid);
+	if (r->index < SRCU__DENSE_RECORDS)   /* release: a complete record */
+		store_release(&srcu__reader_dense[r->index], r);
 	head = load_relaxed(&srcu__reader_records);
 	do
 		r->next = head;
@@ -114,8 +133,10 @@ static struct srcu__record *record_claim(int tid)
 
 		if (load_relaxed(&r->tid) == 0 &&
 		    __atomic_compare_exchange_n(&r->tid, &free_tid, tid, false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			set_owner(r, tid);
 			return r;
+		}
 	}
 	return NULL;
 }
@@ -393,6 +414,7 @@ static void record_end_all(struct srcu__record *r, bool report)
  * ->tid loads (seen free, seen balanced) and in record_claim(). */
 static void record_release(struct srcu__record *r)
 {
+	set_owner(r, 0);
 	store_release(&r->tid, 0);
 }
 
@@ -429,8 +451,10 @@ void srcu__reader_fork_child(void)
 		record_end_all(r, false);
 		record_release(r);
 	}
-	if (self)
+	if (self) {
 		store_relaxed(&self->tid, srcu__report_gettid());
+		set_owner(self, self->tid);
+	}
 	if (load_relaxed(&srcu__backend_fence_mode))
 		srcu__slots = NULL;   /* the child fell back to fences */
 }

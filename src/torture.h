@@ -16,6 +16,7 @@ enum srcu__torture_flavor {
 	SRCU_TORTURE_NOSYNC,    /* synchronize_srcu*() returns at once */
 	SRCU_TORTURE_ONESCAN,   /* the GP skips SCAN1, the stale-reader wait */
 	SRCU_TORTURE_NOFENCE,   /* the GP's scans run without fence A */
+	SRCU_TORTURE_EARLYFENCE,/* fence A shared with the membarrier in flight */
 	SRCU_TORTURE_CBNOWAIT,  /* call_srcu()'s worker runs callbacks at once */
 	SRCU_TORTURE_EARLYPOLL, /* a polled cookie is done one GP early */
 };
@@ -25,6 +26,8 @@ enum srcu__torture_flavor {
 enum srcu__torture_point {
 	SRCU_TORTURE_POINT_FORK_PREPARE,  /* fork handler: sp->async read, not
 					   * yet locked; arg: it (or NULL) */
+	SRCU_TORTURE_POINT_FENCE_BEGUN,   /* fence.c: a membarrier marked
+					   * running, not yet issued; arg: NULL */
 };
 
 #ifdef SRCU_TORTURE

@@ -362,8 +362,34 @@ static void *tput_worker(void *arg)
 	return NULL;
 }
 
-/* Calls per GP of the last sync_throughput() run on libsrcu's domain. */
+/* Calls per GP of the last sync_throughput() run on libsrcu's domain(s). */
 static double last_calls_per_gp;
+
+/* Grace periods completed so far on the domain(s) the updaters use. */
+static unsigned long gps_now(void)
+{
+	unsigned long gps = 0;
+
+	if (!use_separate)
+		return srcu_peer_gps();
+	for (int i = 0; i < 4; i++)
+		gps += srcu_batches_completed(&sep_domains[i]);
+	return gps;
+}
+
+/* An idle reader of one separate domain: one section, then sleeps. */
+struct sep_reader { int id; int stop, ready; };
+
+static void *sep_reader_main(void *arg)
+{
+	struct sep_reader *r = arg;
+
+	srcu_read_unlock(&sep_domains[r->id], srcu_read_lock(&sep_domains[r->id]));
+	flag_put(&r->ready, 1);
+	while (!flag_get(&r->stop))
+		usleep(1000);
+	return NULL;
+}
 
 static double sync_throughput(const struct peer *p, int nupd)
 {
@@ -372,7 +398,7 @@ static double sync_throughput(const struct peer *p, int nupd)
 	pthread_t t[4];
 	int stop = 0;
 	long total = 0;
-	unsigned long gps = srcu_peer_gps();
+	unsigned long gps = gps_now();
 
 	for (int i = 0; i < nupd; i++) {
 		j[i] = (struct tput_job){ p, i, &stop, 0 };
@@ -384,24 +410,32 @@ static double sync_throughput(const struct peer *p, int nupd)
 		pthread_join(t[i], NULL);
 		total += j[i].calls;
 	}
-	gps = srcu_peer_gps() - gps;
+	gps = gps_now() - gps;
 	last_calls_per_gp = gps ? (double)total / (double)gps : 0;
 	return (double)total / secs;
 }
 
-/* A row of figure 4, with one idle reader thread running unless lone. */
+/* A row of figure 4, with one idle reader thread running unless lone;
+ * with separate domains, one idle reader per domain. */
 static void throughput_row(const struct peer *p, const char *label, int lone)
 {
 	struct reader_job r = { p, 0, 0, 0 };
-	pthread_t t;
+	struct sep_reader sr[4];
+	pthread_t t, st[4];
 	static const int n[] = { 1, 2, 4 };
 	static const char *const metric[] = { "calls_per_s_1", "calls_per_s_2", "calls_per_s_4" };
 	double base = 0, shared[3] = { 0, 0, 0 };
-	int is_srcu = (p == &peer_srcu || p == &peer_srcu_exp || lone) && !use_separate;
+	int is_srcu = p == &peer_srcu || p == &peer_srcu_exp || lone;
 
-	if (!lone) {
+	if (!lone && !use_separate) {
 		pthread_create(&t, NULL, background_reader, &r);
 		while (!flag_get(&r.ready))
+			usleep(100);
+	}
+	for (int i = 0; use_separate && i < 4; i++) {
+		sr[i] = (struct sep_reader){ i, 0, 0 };
+		pthread_create(&st[i], NULL, sep_reader_main, &sr[i]);
+		while (!flag_get(&sr[i].ready))
 			usleep(100);
 	}
 	printf("%-22s", label);
@@ -415,21 +449,27 @@ static void throughput_row(const struct peer *p, const char *label, int lone)
 		record("throughput", label, metric[k], r, "calls/s");
 	}
 	if (is_srcu) {   /* how many calls each grace period served */
-		printf("   calls/GP %.2f %.2f", shared[1], shared[2]);
+		printf("   calls/GP %.2f %.2f %.2f", shared[0], shared[1], shared[2]);
+		record("throughput", label, "calls_per_gp_1", shared[0], "calls");
 		record("throughput", label, "calls_per_gp_2", shared[1], "calls");
 		record("throughput", label, "calls_per_gp_4", shared[2], "calls");
 	}
 	printf("\n");
-	if (!lone) {
+	if (!lone && !use_separate) {
 		flag_put(&r.stop, 1);
 		pthread_join(t, NULL);
+	}
+	for (int i = 0; use_separate && i < 4; i++) {
+		flag_put(&sr[i].stop, 1);
+		pthread_join(st[i], NULL);
 	}
 }
 
 static void figure_throughput(void)
 {
 	printf("\n(4) synchronize calls/s (ratio to 1 updater), one reader thread idle"
-	       " between its sections\n");
+	       " between its sections;\n    own-domains: updater i on domain i, each"
+	       " domain with an idle reader of its own\n");
 	printf("%-22s %16s %16s %16s\n", "peer", "1 updater", "2 updaters", "4 updaters");
 	FOR_PEERS(p)
 		if (p->synchronize)

@@ -764,6 +764,7 @@ static const struct { const char *name; int flavor; } flavors[] = {
 	{ "busted-nofence", SRCU_TORTURE_NOFENCE },
 	{ "busted-cbnowait", SRCU_TORTURE_CBNOWAIT },
 	{ "busted-earlypoll", SRCU_TORTURE_EARLYPOLL },
+	{ "busted-earlyfence", SRCU_TORTURE_EARLYFENCE },
 };
 
 static void usage(int status)
@@ -775,7 +776,7 @@ static void usage(int status)
 		"                    [--reader-delay PERMILLE] [--stop-on-fail] [--no-chaos] [--stall S]\n"
 		"                    [--signal-storm] [--fork-storm]\n"
 		"flavors: srcu busted-nosync busted-onescan busted-nofence busted-cbnowait\n"
-		"         busted-earlypoll\n");
+		"         busted-earlypoll busted-earlyfence\n");
 	exit(status);
 }
 

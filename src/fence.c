@@ -1,0 +1,166 @@
+/*
+ * fence.c: the fence service.  One membarrier serves every caller, on any
+ * domain, that asked for a heavy fence before that membarrier began.
+ *
+ * Each grace-period check needs every thread of the process to execute a
+ * full fence between its unlock sums and its lock sums (fence A), and a
+ * grace period that goes to sleep needs one after it sets its waiting
+ * flag (fence W).  membarrier(PRIVATE_EXPEDITED) gives that, but the
+ * kernel runs expedited membarriers one at a time, and each interrupts
+ * every CPU that runs a thread of the process: N updaters issuing their
+ * own interrupt and queue behind each other, whether they share a domain
+ * or not.  Here they share, by the rule gp_seq uses for grace periods:
+ *
+ *   seq counts membarriers: count << 1, low bit set while one runs.
+ *   A caller fences (FS), reads seq, and needs the end of the first
+ *   membarrier that begins after that read: s = (seq + 3) & ~1.  It
+ *   returns once seq >= s.  Whoever holds the lock runs membarriers until
+ *   its own s is reached; the others wait for it, spinning briefly, then
+ *   on a futex, and take the lock over if it is free and they are not
+ *   served.
+ *
+ * doc/design.md ("The fence service") argues that a membarrier which
+ * began after the caller's read of seq is, for the caller's check, as good
+ * as one the caller ran itself; model/fence.pml checks it with store
+ * buffers, and the broken rule (accepting the membarrier in flight) is
+ * the busted flavour EARLYFENCE.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <limits.h>
+#include <sched.h>
+
+/* How long a caller spins for the running membarrier before it sleeps: an
+ * uncontended one takes about a microsecond. */
+#define FENCE_SPIN_NS (3 * 1000L)
+
+static struct {
+	unsigned long seq;        /* count << 1 | running */
+	unsigned int lock;        /* 0 free, 1: a caller runs membarriers */
+	unsigned int event;       /* futex word: bumped when one ends */
+	unsigned int sleepers;    /* callers asleep on event */
+	unsigned long membarriers;/* run (statistics) */
+	unsigned long requests;   /* heavy fences asked for (statistics) */
+} fs __attribute__((aligned(64)));
+
+static bool seq_reached(unsigned long s)
+{
+	return ULONG_CMP_GE(load_acquire(&fs.seq), s);
+}
+
+static void event_bump(void)
+{
+	/* Seq-cst RMW, then the sleeper count: pairs with the sleepers'
+	 * increment-then-futex_wait in wait_fence(): either they see the new
+	 * event or we see them. */
+	__atomic_fetch_add(&fs.event, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&fs.sleepers, __ATOMIC_SEQ_CST))
+		srcu__backend_futex_wake(&fs.event, INT_MAX);
+}
+
+/* Run membarriers until seq reaches s (caller holds fs.lock). */
+static void run_fences(unsigned long s)
+{
+	unsigned long seq;
+
+	while (ULONG_CMP_LT(seq = load_relaxed(&fs.seq), s)) {
+		store_relaxed(&fs.seq, seq + 1);
+		/* FM: pairs with FS in srcu__fence_heavy(): the "running" store
+		 * before the membarrier, so that a caller whose read of seq did
+		 * not see it (and so counts on this membarrier) issued every
+		 * access before its FS before this membarrier began. */
+		srcu__smp_mb();
+		SRCU__TORTURE_POINT(FENCE_BEGUN, NULL);
+		srcu__backend_membarrier();
+		store_relaxed(&fs.membarriers, load_relaxed(&fs.membarriers) + 1);
+		/* Release: pairs with the acquire in seq_reached(): a caller
+		 * that sees the end sees it after every thread's fence. */
+		store_release(&fs.seq, seq + 2);
+		event_bump();
+	}
+}
+
+static bool try_lock(void)
+{
+	unsigned int expected = 0;
+
+	return load_relaxed(&fs.lock) == 0 &&
+	       __atomic_compare_exchange_n(&fs.lock, &expected, 1, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static void unlock(void)
+{
+	store_release(&fs.lock, 0);
+	event_bump();   /* a caller not yet served takes over */
+}
+
+/* Wait for the running membarrier to end or the lock to be freed. */
+static void wait_fence(unsigned long s, unsigned int ev)
+{
+	long start = srcu__backend_now_ns();
+	int i;
+
+	do {
+		for (i = 0; i < 16; i++) {
+			if (load_acquire(&fs.event) != ev || seq_reached(s))
+				return;
+			srcu__cpu_relax();
+		}
+	} while (srcu__backend_now_ns() - start < FENCE_SPIN_NS);
+	__atomic_fetch_add(&fs.sleepers, 1, __ATOMIC_SEQ_CST);
+	srcu__backend_futex_wait(&fs.event, ev, -1);
+	__atomic_fetch_sub(&fs.sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+void srcu__fence_heavy(void)
+{
+	unsigned long s;
+
+	if (load_relaxed(&srcu__backend_fence_mode)) {
+		srcu__smp_mb();  /* A, W (fence backend): pairs with the readers' locked RMWs */
+		return;
+	}
+	/* FS: pairs with FM in run_fences(): the caller's accesses so far
+	 * (a check's unlock sums, a GP's waiting flag) before its read of
+	 * seq, so the membarrier it waits for begins after them. */
+	srcu__smp_mb();
+	s = (load_relaxed(&fs.seq) + 3) & ~1ul;
+	if (SRCU__BUSTED(EARLYFENCE))
+		s = (load_relaxed(&fs.seq) + 2) & ~1ul;   /* the one in flight */
+	__atomic_fetch_add(&fs.requests, 1, __ATOMIC_RELAXED);
+	for (;;) {
+		unsigned int ev = load_acquire(&fs.event);
+
+		if (seq_reached(s))
+			break;
+		if (try_lock()) {
+			run_fences(s);
+			unlock();
+			break;
+		}
+		wait_fence(s, ev);
+	}
+	/* FE: pairs with the membarrier through seq's release and the
+	 * acquire above: the caller's later accesses (a check's lock sums)
+	 * after every thread's fence, as if it had run the membarrier. */
+	srcu__smp_mb();
+}
+
+void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests)
+{
+	*membarriers = load_relaxed(&fs.membarriers);
+	*requests = __atomic_load_n(&fs.requests, __ATOMIC_RELAXED);
+}
+
+/* In a fork child: the other threads, a running membarrier among them,
+ * are gone. */
+void srcu__fence_fork_child(void)
+{
+	fs.seq &= ~1ul;
+	fs.lock = 0;
+	fs.sleepers = 0;
+}
