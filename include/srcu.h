@@ -53,11 +53,14 @@ extern "C" {
 /* One thread's counters for one domain.  Written only by the owning
  * thread; read by grace-period scans.  Counts only ever increase: a
  * domain index is idle when the sum of its unlock counts over all threads
- * equals the sum of its lock counts (modern Tree SRCU's scheme). */
+ * equals the sum of its lock counts (modern Tree SRCU's scheme).  A lock
+ * word's top bit (SRCU__LOCK_NOTED) says that the record is in the
+ * domain's reader set; counts are taken without it, modulo 2^63. */
 struct srcu__slot {
 	unsigned long lock[2];
 	unsigned long unlock[2];
 };
+#define SRCU__LOCK_NOTED (~0ul ^ (~0ul >> 1))
 /* Read-side addresses are counted in words: domain id's slot starts at
  * word id * SRCU__SLOT_WORDS of a thread's table, lock[idx] is word +idx,
  * unlock[idx] word +2+idx.  Words below SRCU__WORD_FIRST belong to the
@@ -224,6 +227,7 @@ SRCU__API int  srcu_get_stats(struct srcu_struct *sp, struct srcu_stats *st);
 
 /* Slow paths of the inline functions below. */
 SRCU__API int  srcu__read_lock_slow(struct srcu_struct *sp);
+SRCU__API void srcu__read_lock_note(unsigned int word);
 SRCU__API void srcu__read_unlock_slow(struct srcu_struct *sp, int idx);
 SRCU__API void srcu__wake_gp(unsigned int id);
 
@@ -307,6 +311,25 @@ static inline int srcu__index(int idx)
 	((void)__atomic_fetch_add((p) + (n), 1, __ATOMIC_RELAXED))
 #endif
 
+/* Count a lock in the word at p (owner-only, as srcu__owner_inc()) and
+ * say whether the word lacks SRCU__LOCK_NOTED: the thread's first lock of
+ * this domain index, which must put the thread in the domain's reader
+ * set.  On x86-64 the add's sign flag says it, one predicted branch. */
+#if defined(__x86_64__)
+static inline bool srcu__lock_count(unsigned long *p)
+{
+	__asm__ goto("addq $1, (%0)\n\tjns %l[unnoted]" : : "r"(p) : "memory", "cc" : unnoted);
+	return false;
+unnoted:
+	return true;
+}
+#else
+static inline bool srcu__lock_count(unsigned long *p)
+{
+	return (long)__atomic_add_fetch(p, 1, __ATOMIC_RELAXED) >= 0;
+}
+#endif
+
 /*
  * Enter a read-side critical section of sp.  Returns the index to pass to
  * srcu_read_unlock() from the same thread.  May nest and overlap freely.
@@ -324,7 +347,8 @@ static inline int srcu_read_lock(struct srcu_struct *sp)
 	if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
 		return srcu__index(srcu__read_lock_slow(sp));
 	SRCU__READ_LOCK_HOOK();
-	srcu__owner_inc(t + w, 0);
+	if (SRCU__UNLIKELY(srcu__lock_count(t + w)))
+		srcu__read_lock_note(w);   /* once per thread, domain and index */
 	/* B: pairs with A (membarrier) in srcu__gp_readers_done(); keeps the
 	 * critical section's accesses after the count, as the compiler sees
 	 * it; membarrier turns this into a full fence when it matters. */

@@ -111,6 +111,13 @@ static unsigned int dense_records(const struct srcu__scan *scan)
 	return scan->records < SRCU__DENSE_RECORDS ? scan->records : SRCU__DENSE_RECORDS;
 }
 
+/* A check's verdict: the lock sum (read after A) equals the unlock sum
+ * (read before), modulo 2^63 as every count (srcu.h). */
+static bool sums_match(unsigned long locks, unsigned long unlocks)
+{
+	return srcu__count_diff(locks, unlocks) == 0;
+}
+
 /* Abort, naming sp, if the down/up counters of index idx show more
  * up_reads than down_reads: unlocks (du) read before locks (dl). */
 static void check_down(struct srcu_struct *sp, int idx, unsigned long du, unsigned long dl)
@@ -127,9 +134,9 @@ static unsigned long checked_locks(struct srcu_struct *sp, unsigned int id,
 {
 	struct srcu__slot *s = &r->slots[id];
 	unsigned long u = load_acquire(&s->unlock[idx]);
-	unsigned long l = load_acquire(&s->lock[idx]);
+	unsigned long l = srcu__count(load_acquire(&s->lock[idx]));
 
-	if (SRCU__UNLIKELY((long)(u - l) > 0)) {
+	if (SRCU__UNLIKELY(srcu__count_signed(srcu__count_diff(l, u)) < 0)) {
 		char t[32];
 
 		snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
@@ -155,7 +162,7 @@ static void add_unlocks(struct srcu__scan *scan, struct srcu__record *r, unsigne
  * section that this check must see (doc/design.md, "The lone updater"). */
 static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 {
-	unsigned int i, n, id = srcu__id_of(sp);
+	unsigned int i, w, n, id = srcu__id_of(sp);
 	struct srcu__record *r, *me = srcu__reader_self_record();
 
 	memset(scan, 0, sizeof(*scan));
@@ -164,15 +171,23 @@ static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 			load_acquire(&srcu__dom(sp)->down_unlock[i]);
 	scan->records = load_acquire(&srcu__reader_count);
 	n = dense_records(scan);
-	for (i = 0; i < n; i++) {
-		/* Acquire on the owner pairs with its release in set_owner()
-		 * (reader.c): seen free, seen balanced. */
-		if (!load_acquire(&srcu__reader_owner[i]) ||
-		    !(r = load_acquire(&srcu__reader_dense[i])))
-			continue;
-		scan_note(scan, i);
-		scan->others |= r != me;
-		add_unlocks(scan, r, id);
+	for (w = 0; w * SCAN_WORD_BITS < n; w++) {
+		/* The domain's reader set: records never noted hold no count
+		 * of this domain, or one whose section fence N orders after
+		 * this check's start (doc/design.md, "Reader sets"). */
+		unsigned long bits = load_acquire(&srcu__reader_noted(id)[w]);
+
+		for (; bits; bits &= bits - 1) {
+			i = w * SCAN_WORD_BITS + (unsigned int)__builtin_ctzl(bits);
+			/* Acquire on the owner pairs with its release in
+			 * set_owner() (reader.c): seen free, seen balanced. */
+			if (i >= n || !load_acquire(&srcu__reader_owner[i]) ||
+			    !(r = load_acquire(&srcu__reader_dense[i])))
+				continue;
+			scan_note(scan, i);
+			scan->others |= r != me;
+			add_unlocks(scan, r, id);
+		}
 	}
 	if (scan->records <= SRCU__DENSE_RECORDS)
 		return;
@@ -266,7 +281,7 @@ bool srcu__gp_readers_done(struct srcu_struct *sp, int idx)
 
 	sum_unlocks(sp, &scan);
 	check_fence(sp, &scan);
-	return sum_locks(sp, idx, &scan) == scan.unlocks[idx];
+	return sums_match(sum_locks(sp, idx, &scan), scan.unlocks[idx]);
 }
 
 /*
@@ -287,9 +302,9 @@ static unsigned int idle_indices(struct srcu_struct *sp, int idx)
 
 	sum_unlocks(sp, &scan);
 	check_fence(sp, &scan);
-	if (sum_locks(sp, idx ^ 1, &scan) == scan.unlocks[idx ^ 1])
+	if (sums_match(sum_locks(sp, idx ^ 1, &scan), scan.unlocks[idx ^ 1]))
 		idle |= IDLE_INACTIVE;
-	if (sum_locks(sp, idx, &scan) == scan.unlocks[idx])
+	if (sums_match(sum_locks(sp, idx, &scan), scan.unlocks[idx]))
 		idle |= IDLE_CURRENT;
 	return idle;
 }
@@ -302,7 +317,7 @@ static bool readers_look_done(struct srcu_struct *sp, int idx)
 
 	sum_unlocks(sp, &scan);
 	srcu__smp_mb();  /* L: local, pairs with none; its "idle" is re-checked under A */
-	return sum_locks(sp, idx, &scan) == scan.unlocks[idx];
+	return sums_match(sum_locks(sp, idx, &scan), scan.unlocks[idx]);
 }
 
 static bool spin_until_done(struct srcu_struct *sp, int idx, long pause_ns, long yield_ns)

@@ -223,7 +223,32 @@ SRCU__HIDDEN extern struct srcu__record *srcu__reader_records;
  * their address (NULL: not yet complete; acquire).  Records past that
  * are found on the list only. */
 #define SRCU__DENSE_RECORDS 4096
+#define SRCU__NOTED_WORDS (SRCU__DENSE_RECORDS / (8 * sizeof(unsigned long)))
 SRCU__HIDDEN extern int srcu__reader_owner[SRCU__DENSE_RECORDS];
+/* Domain id's reader set: a bit per dense record that has ever counted a
+ * lock on id (set by srcu__read_lock_note(), never cleared; acquire). */
+SRCU__HIDDEN extern unsigned long srcu__reader_noted_map[];
+static inline unsigned long *srcu__reader_noted(unsigned int id)
+{
+	return srcu__reader_noted_map + (size_t)id * SRCU__NOTED_WORDS;
+}
+
+/* Counts as the scans compare them: a lock word without its NOTED bit,
+ * and differences modulo 2^63 (sign-extended by srcu__count_signed()). */
+static inline unsigned long srcu__count(unsigned long lock_word)
+{
+	return lock_word & ~SRCU__LOCK_NOTED;
+}
+
+static inline unsigned long srcu__count_diff(unsigned long locks, unsigned long unlocks)
+{
+	return (locks - unlocks) & ~SRCU__LOCK_NOTED;
+}
+
+static inline long srcu__count_signed(unsigned long diff)
+{
+	return (long)(diff << 1) >> 1;
+}
 SRCU__HIDDEN extern struct srcu__record *srcu__reader_dense[SRCU__DENSE_RECORDS];
 SRCU__HIDDEN extern unsigned int srcu__reader_count;
 

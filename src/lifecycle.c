@@ -18,8 +18,14 @@ static void fork_parent(void);
 static void fork_child(void);
 
 /* Before main(), before any reader can have counted through the fast
- * path (srcu__backend_fence_mode starts at 1: fences). */
-__attribute__((constructor)) static void srcu__startup(void)
+ * path (srcu__backend_fence_mode starts at 1: fences).  Global (hidden):
+ * a program linked against libsrcu.a may call nothing in this file, and
+ * the static library's users link with --undefined=srcu__lifecycle_startup
+ * (CMake's srcu::srcu_static and pkg-config --static say so), or the
+ * archive would leave the constructor out: no membarrier, no thread-exit
+ * hook. */
+void srcu__lifecycle_startup(void) __attribute__((constructor)) SRCU__HIDDEN;
+void srcu__lifecycle_startup(void)
 {
 	const char *dd = getenv("SRCU_DEADLOCK_DETECT");
 

@@ -51,6 +51,10 @@ struct srcu__record *srcu__reader_records;
 int srcu__reader_owner[SRCU__DENSE_RECORDS];
 struct srcu__record *srcu__reader_dense[SRCU__DENSE_RECORDS];
 unsigned int srcu__reader_count;
+/* SRCU__MAX_IDS reader sets, 8 MiB of zero pages: a page gets memory
+ * when one of its 8 domains notes a reader.  Static, not mmap()ed in the
+ * constructor: a statically linked program may lack the constructor. */
+unsigned long srcu__reader_noted_map[SRCU__MAX_IDS * SRCU__NOTED_WORDS];
 
 static pthread_key_t exit_key;
 
@@ -64,6 +68,7 @@ void srcu__reader_init(void)
 	 * them without allocating (my_record() may run in a handler). */
 	if (pthread_key_create(&exit_key, reader_exit) != 0)
 		srcu__report_fatal("pthread_key_create() failed: no thread-exit hook");
+	srcu__vg_quiet(srcu__reader_noted_map, sizeof(srcu__reader_noted_map));
 	srcu__vg_quiet(srcu__gp_waits, sizeof(srcu__gp_waits));
 	srcu__vg_quiet(&srcu__reader_records, sizeof(srcu__reader_records));
 	srcu__vg_quiet(&srcu__reader_count, sizeof(srcu__reader_count));
@@ -186,14 +191,45 @@ static struct srcu__record *my_record(void)
 	return r;
 }
 
-/* Fence backend: the count is a locked RMW, a full fence (B, or C and W). */
-static void count_mb(unsigned long *c)
+/* Fence backend: the count is a locked RMW, a full fence (B, or C and W).
+ * Returns the word's new value. */
+static unsigned long count_mb(unsigned long *c)
 {
+	unsigned long v;
+
 #if !(defined(__x86_64__) || defined(__i386__))
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 #endif
-	__atomic_fetch_add(c, 1, __ATOMIC_SEQ_CST);
+	v = __atomic_add_fetch(c, 1, __ATOMIC_SEQ_CST);
 	srcu__mb_after_rmw();
+	return v;
+}
+
+/* Put the calling thread's record in domain id's reader set, then mark
+ * the lock word noted.  Async-signal-safe (a handler's section that
+ * interrupts the caller between its count and this call finds the word
+ * not yet noted too, and notes it before its own section). */
+static void note_reader(unsigned int id, unsigned long *lock_word)
+{
+	struct srcu__record *r = self;
+	unsigned int i = r->index;
+
+	if (i < SRCU__DENSE_RECORDS)
+		__atomic_fetch_or(&srcu__reader_noted(id)[i / (8 * sizeof(unsigned long))],
+				  1ul << (i % (8 * sizeof(unsigned long))), __ATOMIC_RELAXED);
+	/* N: pairs with the full fence a check runs before it reads the
+	 * reader set (S at the GP's start, or A of the check before): a check
+	 * that did not see this note leaves the record out of both its sums,
+	 * so the section this lock opens, whose count it may miss, must see
+	 * everything published before that check began (store buffering with
+	 * fences on both sides, as at R). */
+	srcu__smp_mb();
+	__atomic_fetch_or(lock_word, SRCU__LOCK_NOTED, __ATOMIC_RELAXED);
+}
+
+void srcu__read_lock_note(unsigned int word)
+{
+	note_reader(word / SRCU__SLOT_WORDS, (unsigned long *)srcu__slots + word);
 }
 
 int srcu__read_lock_slow(struct srcu_struct *sp)
@@ -206,8 +242,18 @@ int srcu__read_lock_slow(struct srcu_struct *sp)
 		return srcu_read_lock(sp);   /* the fast path now succeeds */
 	idx = srcu__cur_idx(sp);
 	SRCU__READ_LOCK_HOOK();
-	count_mb(&r->slots[id].lock[idx]);   /* B: pairs with A */
+	if ((long)count_mb(&r->slots[id].lock[idx]) >= 0)   /* B: pairs with A */
+		note_reader(id, &r->slots[id].lock[idx]);
 	return idx;
+}
+
+/* No open section on index idx of the caller's slot s: unlocks read
+ * first, in their own statement (the acquire orders the lock load after). */
+static bool unlock_unmatched(struct srcu__slot *s, int idx)
+{
+	unsigned long u = load_acquire(&s->unlock[idx]);
+
+	return srcu__count_diff(srcu__count(load_relaxed(&s->lock[idx])), u) == 0;
 }
 
 void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
@@ -225,7 +271,7 @@ void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 	 * raises both counts, so the lock count read second is still the
 	 * larger when this unlock has its lock.  The acquire keeps the
 	 * compiler from swapping the loads. */
-	if (!s || load_acquire(&s->unlock[idx]) == load_relaxed(&s->lock[idx]))
+	if (!s || unlock_unmatched(s, idx))
 		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx, "");
 	srcu__hb_section_end(id, idx);
 	count_mb(&s->unlock[idx]);           /* C and W (fence backend) */
@@ -268,7 +314,7 @@ unsigned int srcu__reader_threads(struct srcu_struct *sp)
 
 static unsigned long slot_locks(struct srcu__slot *s)
 {
-	return load_acquire(&s->lock[0]) + load_acquire(&s->lock[1]);
+	return srcu__count(load_acquire(&s->lock[0])) + srcu__count(load_acquire(&s->lock[1]));
 }
 
 /* Sections open in another thread's slot s, both indices (negative: more
@@ -277,7 +323,7 @@ static long slot_open(struct srcu__slot *s)
 {
 	unsigned long u = load_acquire(&s->unlock[0]) + load_acquire(&s->unlock[1]);
 
-	return (long)(slot_locks(s) - u);
+	return srcu__count_signed(srcu__count_diff(slot_locks(s), u));
 }
 
 /* The same for the calling thread's own slot, where a signal handler's
@@ -293,7 +339,7 @@ static long own_open(struct srcu__slot *s)
 		l = slot_locks(s);
 		u = load_acquire(&s->unlock[0]) + load_acquire(&s->unlock[1]);
 	} while (slot_locks(s) != l);
-	return (long)(l - u);
+	return srcu__count_signed(srcu__count_diff(l, u));
 }
 
 /* Does r's thread hold a section of domain id? (from another thread) */
@@ -315,7 +361,8 @@ bool srcu__reader_self_inside(struct srcu_struct *sp)
 		char t[64];
 
 		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)),
-				    s->lock[0] < s->unlock[0] ? 0 : 1, "");
+				    srcu__count_signed(srcu__count_diff(srcu__count(s->lock[0]),
+									s->unlock[0])) < 0 ? 0 : 1, "");
 	}
 	return open > 0;
 }
@@ -377,13 +424,13 @@ void srcu_up_read(struct srcu_struct *sp, int idx)
  * unbound (and freed) before the wake-up is done. */
 static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool report)
 {
-	unsigned long open = s->lock[idx] - s->unlock[idx];
+	unsigned long open = srcu__count_diff(srcu__count(s->lock[idx]), s->unlock[idx]);
 	struct srcu_struct *sp = srcu__domain_table[id];
 	char n[SRCU__NAME_LEN], t[64];
 
 	if (!open)
 		return;
-	if ((long)open < 0 && sp)
+	if (srcu__count_signed(open) < 0 && sp)
 		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx,
 				    ", found at thread exit");
 	if (report)
@@ -392,7 +439,7 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 			   srcu__report_thread(t, sizeof(t)), open,
 			   sp ? srcu__report_name(sp, n, sizeof(n)) : "(cleaned up)");
 	srcu__hb_section_end(id, idx);
-	store_release(&s->unlock[idx], s->lock[idx]);
+	store_release(&s->unlock[idx], s->unlock[idx] + open);
 	/* W (exit): pairs with the fence after a GP sets its waiting flag in
 	 * sleep_until_done(), as W in srcu_read_unlock() does: either the
 	 * GP's scan sees the balanced count or this load sees the flag.  A
@@ -410,10 +457,35 @@ static void record_end_all(struct srcu__record *r, bool report)
 	}
 }
 
+/* A record about to be released leaves every reader set, and its lock
+ * words lose their NOTED bits, so that the thread that claims it next
+ * notes the domains it reads itself: reader sets follow live threads,
+ * not the record's history.  Its counts are balanced: a scan that still
+ * counts it, or no longer does, sums the same.  Caller holds the registry
+ * lock (no id is bound or released meanwhile) and is the owner. */
+static void forget_domains(struct srcu__record *r)
+{
+	unsigned int id, w = r->index / (8 * sizeof(unsigned long));
+	unsigned long bit = 1ul << (r->index % (8 * sizeof(unsigned long)));
+
+	if (r->index >= SRCU__DENSE_RECORDS)
+		return;
+	for (id = SRCU__ID_FIRST; id < srcu__domain_id_high; id++) {
+		unsigned long *set = &srcu__reader_noted(id)[w];
+
+		if (!(load_relaxed(set) & bit))
+			continue;
+		store_relaxed(&r->slots[id].lock[0], srcu__count(r->slots[id].lock[0]));
+		store_relaxed(&r->slots[id].lock[1], srcu__count(r->slots[id].lock[1]));
+		__atomic_fetch_and(set, ~bit, __ATOMIC_RELAXED);
+	}
+}
+
 /* After its counts were balanced: pairs with the acquire in the scans'
  * ->tid loads (seen free, seen balanced) and in record_claim(). */
 static void record_release(struct srcu__record *r)
 {
+	forget_domains(r);
 	set_owner(r, 0);
 	store_release(&r->tid, 0);
 }

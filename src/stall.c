@@ -83,7 +83,9 @@ static unsigned int holders(struct srcu_struct *sp, int idx, struct srcu_stall_t
 		struct srcu__slot *s = &r->slots[id];
 		int tid = load_acquire(&r->tid);
 
-		if (!tid || load_acquire(&s->unlock[idx]) == load_acquire(&s->lock[idx]))
+		unsigned long u = load_acquire(&s->unlock[idx]);
+
+		if (!tid || srcu__count_diff(srcu__count(load_acquire(&s->lock[idx])), u) == 0)
 			continue;
 		if (n < max) {
 			th[n].tid = tid;

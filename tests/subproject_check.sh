@@ -2,17 +2,33 @@
 # subproject_check.sh SOURCE_DIR: libsrcu as a subproject of a C-only
 # CMake project (add_subdirectory), with no C++ compiler to be found.
 # Bugs caught: a subproject that demands C++, or that builds libsrcu's
-# tests, tools and examples into its parent's build (and its ctest).
+# tests, tools and examples into its parent's build (and its ctest); a
+# static link that leaves the library's constructor out (the program
+# calls nothing in lifecycle.c): no thread-exit hook, so a thread that
+# exits inside a section holds every grace period forever.
 set -eu
 SRC=$1
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cat >"$WORK/main.c" <<'C'
+#include <pthread.h>
 #include <srcu.h>
+#include <unistd.h>
 static DEFINE_SRCU(dom);
+static void *exit_inside(void *arg)
+{
+	(void)arg;
+	srcu_read_lock(&dom);   /* exits inside: the exit hook ends it */
+	return NULL;
+}
 int main(void)
 {
+	pthread_t t;
+
+	alarm(20);   /* without the library's constructor the GP never ends */
 	srcu_read_unlock(&dom, srcu_read_lock(&dom));
+	pthread_create(&t, NULL, exit_inside, NULL);
+	pthread_join(t, NULL);
 	synchronize_srcu(&dom);
 	return srcu_batches_completed(&dom) == 1 ? 0 : 1;
 }

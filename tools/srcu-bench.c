@@ -580,14 +580,18 @@ static void figure_isolation(void)
 
 /* ---- figure 7: scaling ---- */
 
-struct idle_thread { const struct peer *p; pthread_barrier_t *used, *done; };
+/* other: the thread reads another libsrcu domain, never p's. */
+struct idle_thread { const struct peer *p; int other; pthread_barrier_t *used, *done; };
 
 static void *use_then_wait(void *arg)
 {
 	struct idle_thread *it = arg;
 
 	it->p->thread_online();
-	it->p->reads(1);                 /* this thread has used the domain */
+	if (it->other)                   /* this thread has used another domain */
+		srcu_read_unlock(&dom_b, srcu_read_lock(&dom_b));
+	else
+		it->p->reads(1);         /* this thread has used the domain */
 	pthread_barrier_wait(it->used);
 	pthread_barrier_wait(it->done);  /* stay alive, outside any section */
 	it->p->thread_offline();
@@ -595,11 +599,11 @@ static void *use_then_wait(void *arg)
 }
 
 /* Grace-period p50 with nthreads idle threads that have used the domain. */
-static double gp_with_threads(const struct peer *p, int nthreads)
+static double gp_with_threads(const struct peer *p, int nthreads, int other)
 {
 	pthread_barrier_t used, done;
 	pthread_t *t = calloc((size_t)nthreads, sizeof(*t));
-	struct idle_thread it = { p, &used, &done };
+	struct idle_thread it = { p, other, &used, &done };
 	pthread_attr_t attr;
 	double v[200];
 	int k, n = quick ? 50 : 200;
@@ -697,13 +701,23 @@ static void figure_scaling(void)
 			continue;
 		printf("%-16s", p->name);
 		for (int k = 0; k < nthr; k++) {
-			double us = gp_with_threads(p, threads[k]);
+			double us = gp_with_threads(p, threads[k], 0);
 
 			printf(" %9.2f", us);
 			record("scaling_threads", p->name, tmetric[k], us, "us");
 		}
 		printf("\n");
 	}
+	/* The same threads, but they read another domain: a domain's scan
+	 * costs what its own readers cost. */
+	printf("%-16s", "libsrcu-other");
+	for (int k = 0; k < nthr; k++) {
+		double us = gp_with_threads(&peer_srcu, threads[k], 1);
+
+		printf(" %9.2f", us);
+		record("scaling_threads", "libsrcu-other", tmetric[k], us, "us");
+	}
+	printf("   (the threads read another domain)\n");
 	printf("\n(7b) libsrcu with N live domains\n");
 	domains_row(1);
 	domains_row(100);
