@@ -6,7 +6,8 @@
  * Each domain that uses them gets a worker thread, started on first use,
  * stopped by cleanup_srcu_struct(): one thread per domain keeps a slow
  * reader of one domain from delaying another domain's callbacks.  The
- * worker takes every queued callback at once, waits for one grace period
+ * worker gathers callbacks for up to 1 ms (GATHER_NS), takes every queued
+ * callback at once, waits for one grace period
  * that begins after it took them (a normal synchronize, so it shares GPs
  * with the domain's other updaters), and runs them in the order queued.
  *
@@ -36,6 +37,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 
 struct srcu__async {
 	pthread_mutex_t lock;
@@ -51,7 +53,16 @@ struct srcu__async {
 	pthread_t worker;
 	bool running, stop;
 	bool in_gp;                     /* the worker waits for a GP, unlocked */
+	bool urgent;                    /* srcu_barrier() waits: no gathering */
 };
+
+/* Gathering: the worker lets callbacks accumulate for up to GATHER_NS
+ * after the first of a batch arrives, or until half the backlog limit is
+ * queued, before it starts a grace period for them.  Each grace period
+ * interrupts every running thread (membarrier), the callers' included: a
+ * producer that ran a GP per few dozen callbacks spent its time in those
+ * interrupts (doc/design.md, "Gathering callbacks"). */
+#define GATHER_NS (1000 * 1000L)
 
 /* The domain whose worker this thread is, if any. */
 static __thread struct srcu_struct *worker_of;
@@ -71,8 +82,13 @@ static struct srcu__async *async_get(struct srcu_struct *sp)
 	pthread_mutex_lock(&srcu__domain_registry_lock);
 	a = srcu__dom(sp)->async;
 	if (!a && (a = calloc(1, sizeof(*a))) != NULL) {
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);   /* gather_callbacks() */
 		pthread_mutex_init(&a->lock, NULL);
-		pthread_cond_init(&a->work, NULL);
+		pthread_cond_init(&a->work, &ca);
+		pthread_condattr_destroy(&ca);
 		pthread_cond_init(&a->room, NULL);
 		a->tail = &a->head;
 		srcu__vg_quiet(&a->cursor, sizeof(a->cursor));   /* read by a fork child */
@@ -152,6 +168,25 @@ static void serve_callbacks(struct srcu_struct *sp, struct srcu__async *a)
 	pthread_cond_broadcast(&a->room);
 }
 
+/* Enough callbacks queued to start their grace period at once. */
+static bool batch_full(struct srcu_struct *sp, struct srcu__async *a)
+{
+	return a->backlog >= backlog_limit(sp) / 2;
+}
+
+/* Let callbacks accumulate (see GATHER_NS).  Caller holds a->lock; the
+ * callers signal work when the batch fills or srcu_barrier() waits. */
+static void gather_callbacks(struct srcu_struct *sp, struct srcu__async *a)
+{
+	long until = srcu__backend_now_ns() + GATHER_NS;
+	struct timespec ts = { until / 1000000000L, until % 1000000000L };
+
+	while (!a->urgent && !a->stop && !batch_full(sp, a) &&
+	       srcu__backend_now_ns() < until)
+		pthread_cond_timedwait(&a->work, &a->lock, &ts);
+	a->urgent = false;
+}
+
 static void *worker_main(void *arg)
 {
 	struct srcu_struct *sp = arg;
@@ -162,6 +197,7 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
 		if (a->head) {
+			gather_callbacks(sp, a);
 			serve_callbacks(sp, a);
 		} else if (!a->stop && srcu__gp_needed(sp)) {
 			/* start_poll_synchronize_srcu() asked for a GP. */
@@ -197,12 +233,17 @@ static bool worker_ensure(struct srcu_struct *sp, struct srcu__async *a)
  * queued, when no worker thread can be started.  Caller holds a->lock. */
 static bool enqueue(struct srcu_struct *sp, struct srcu__async *a, struct srcu_head *h)
 {
+	bool first = !a->head;
+
 	if (!worker_ensure(sp, a))
 		return false;
 	*a->tail = h;
 	a->tail = &h->next;
 	a->backlog++;
-	pthread_cond_signal(&a->work);
+	/* The worker sleeps for work, or gathers until the batch is full:
+	 * other calls have nothing new to tell it. */
+	if (first || batch_full(sp, a) || a->urgent)
+		pthread_cond_signal(&a->work);
 	return true;
 }
 
@@ -342,6 +383,7 @@ void srcu_barrier(struct srcu_struct *sp)
 		return;
 	}
 	/* Queued last, run last: every callback queued before has run. */
+	a->urgent = true;
 	if (!enqueue(sp, a, &b.head)) {
 		char n[SRCU__NAME_LEN];
 

@@ -13,7 +13,9 @@
  * updaters on one domain and on separate domains; (5) wake-up latency
  * after a reader held its section 10 ms; (6) isolation: synchronize on
  * one domain while a reader of another sleeps; (7) scaling with the
- * threads that used a domain and with the number of domains.  Every
+ * threads that used a domain and with the number of domains; (8)
+ * call_srcu() against call_rcu(); (9) what membarrier and a futex
+ * wake-up cost on this machine, which bounds (2) and (4).  Every
  * figure is also a row of --json/--csv; --plot draws a PNG per figure and
  * unit (min-max error bars) and the latency CDF, with gnuplot.
  * The last line is a greppable SUMMARY.
@@ -33,6 +35,7 @@
 #include "clock.h"
 #include "peers.h"
 #include "bench_call.h"
+#include "bench_machine.h"
 #include "bench_results.h"
 #include "srcu.h"
 
@@ -56,7 +59,7 @@ static int quick;
 static void missing_peer_rows(void);
 static const char *only;   /* --only: figure numbers to run, e.g. "1,4" */
 
-/* Is figure n (1-8) selected?  All are, without --only. */
+/* Is figure n (1-9) selected?  All are, without --only. */
 static int wanted(int n)
 {
 	char c = (char)('0' + n);
@@ -1015,6 +1018,8 @@ int main(int argc, char **argv)
 		figure_scaling();
 	if (wanted(8))
 		figure_call();
+	if (wanted(9))
+		figure_machine(quick);
 	sanity_warnings();
 	if (json)
 		write_json(json, ncpu, srcu_backend(), quick);

@@ -1,0 +1,139 @@
+/*
+ * bench_machine.c: figure 9 of srcu-bench.  A grace period's cost is set
+ * by two system calls: membarrier(PRIVATE_EXPEDITED), which interrupts
+ * every CPU running a thread of the process (so its cost depends on what
+ * else runs), and the futex wake-up that hands a finished grace period to
+ * a sleeping caller.  This figure measures both, raw, in this process:
+ * on a virtual machine an interrupt to a running vCPU can cost twenty
+ * times the call itself, and that, not libsrcu's code, bounds figures 2
+ * and 4 whenever two threads of the process run at once.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bench_machine.h"
+#include "bench_results.h"
+#include "clock.h"
+#include "srcu.h"
+
+static int stop;
+
+static int membarrier(int cmd)
+{
+	return (int)syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+static void *spin_in_user_space(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+		;
+	return NULL;
+}
+
+/* Mean cost of one membarrier over secs, with another thread spinning on
+ * a CPU (busy) or not. */
+static double membarrier_us(double secs, int busy)
+{
+	pthread_t t;
+	long n = 0;
+	double t0, el;
+
+	stop = 0;
+	if (busy)
+		pthread_create(&t, NULL, spin_in_user_space, NULL);
+	usleep(10000);
+	t0 = clock_now_s();
+	do {
+		membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+		n++;
+	} while ((el = clock_now_s() - t0) < secs);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	if (busy)
+		pthread_join(t, NULL);
+	return el / (double)n * 1e6;
+}
+
+static unsigned int ball;   /* futex word: odd: the partner's turn */
+
+static void futex_wait(unsigned int *w, unsigned int v)
+{
+	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+}
+
+static void futex_wake(unsigned int *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *partner(void *arg)
+{
+	unsigned int v;
+
+	(void)arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		v = __atomic_load_n(&ball, __ATOMIC_ACQUIRE);
+		if (!(v & 1)) {
+			futex_wait(&ball, v);
+			continue;
+		}
+		__atomic_store_n(&ball, v + 1, __ATOMIC_RELEASE);
+		futex_wake(&ball);
+	}
+	return NULL;
+}
+
+/* Mean round trip of a futex wake-up and the answering one, between two
+ * threads that sleep in between. */
+static double futex_round_trip_us(double secs)
+{
+	pthread_t t;
+	long n = 0;
+	double t0, el;
+
+	stop = 0;
+	ball = 0;
+	pthread_create(&t, NULL, partner, NULL);
+	usleep(10000);
+	t0 = clock_now_s();
+	do {
+		unsigned int v = __atomic_add_fetch(&ball, 1, __ATOMIC_ACQ_REL);   /* odd */
+
+		futex_wake(&ball);
+		while (__atomic_load_n(&ball, __ATOMIC_ACQUIRE) == v)
+			futex_wait(&ball, v);
+		n++;
+	} while ((el = clock_now_s() - t0) < secs);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&ball, 1, __ATOMIC_ACQ_REL);
+	futex_wake(&ball);
+	pthread_join(t, NULL);
+	return el / (double)n * 1e6;
+}
+
+void figure_machine(int quick)
+{
+	double secs = quick ? 0.2 : 1.0;
+
+	printf("\n(9) the machine: what the update side's system calls cost here (us)\n");
+	if (srcu_backend()[0] == 'm') {   /* "membarrier": registered by libsrcu */
+		double idle = membarrier_us(secs, 0), busy = membarrier_us(secs, 1);
+
+		printf("membarrier, no other thread running      %8.2f\n", idle);
+		printf("membarrier, one other thread running     %8.2f   (%.1fx: the interrupt)\n",
+		       busy, busy / idle);
+		record("machine", "membarrier", "idle_us", idle, "us");
+		record("machine", "membarrier", "one_running_us", busy, "us");
+	}
+	double rt = futex_round_trip_us(secs);
+
+	printf("futex wake-up and answer, round trip     %8.2f\n", rt);
+	record("machine", "futex", "round_trip_us", rt, "us");
+}
