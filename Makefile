@@ -69,6 +69,8 @@ torture: all
 	$(BUILD)/srcu-torture --flavor busted-onescan --duration 60 --stop-on-fail | grep -q '^FAIL: '
 	$(BUILD)/srcu-torture --flavor busted-cbnowait --duration 20 --stop-on-fail | grep -q '^FAIL: '
 	$(BUILD)/srcu-torture --flavor busted-earlypoll --duration 20 --stop-on-fail | grep -q '^FAIL: '
+	$(BUILD)/srcu-torture --flavor busted-nofence --duration 20 --stop-on-fail | grep -q '^FAIL: '
+	$(BUILD)/srcu-torture --flavor busted-earlyfence --duration 120 --stop-on-fail | grep -q '^FAIL: '
 	@echo "make torture: correct flavour passed, busted flavours caught"
 
 # PREFIX=... is honoured on every call (the configure step above uses it).

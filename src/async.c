@@ -72,6 +72,18 @@ static struct srcu__async *async_of(struct srcu_struct *sp)
 	return load_acquire(&srcu__dom(sp)->async);
 }
 
+/* The worker's condition variable times its gathering on CLOCK_MONOTONIC
+ * (gather_callbacks()); a fork child makes it anew the same way. */
+static void init_work_cond(struct srcu__async *a)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&a->work, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
 /* sp's async state, created on first use; NULL if out of memory. */
 static struct srcu__async *async_get(struct srcu_struct *sp)
 {
@@ -82,13 +94,8 @@ static struct srcu__async *async_get(struct srcu_struct *sp)
 	pthread_mutex_lock(&srcu__domain_registry_lock);
 	a = srcu__dom(sp)->async;
 	if (!a && (a = calloc(1, sizeof(*a))) != NULL) {
-		pthread_condattr_t ca;
-
-		pthread_condattr_init(&ca);
-		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);   /* gather_callbacks() */
 		pthread_mutex_init(&a->lock, NULL);
-		pthread_cond_init(&a->work, &ca);
-		pthread_condattr_destroy(&ca);
+		init_work_cond(a);
 		pthread_cond_init(&a->room, NULL);
 		a->tail = &a->head;
 		srcu__vg_quiet(&a->cursor, sizeof(a->cursor));   /* read by a fork child */
@@ -520,7 +527,7 @@ void srcu__async_fork_child(struct srcu_struct *sp)
 		a->running = false;
 	}
 	/* Waiters on these lived in other threads, gone with them. */
-	pthread_cond_init(&a->work, NULL);
+	init_work_cond(a);
 	pthread_cond_init(&a->room, NULL);
 	pthread_mutex_unlock(&a->lock);
 }

@@ -71,12 +71,14 @@ void srcu__backend_fork_child(void)
 
 void srcu__backend_membarrier(void)
 {
+	SRCU__TORTURE_POINT(MEMBARRIER, NULL);   /* srcu-torture: its store buffer */
 	/* Every thread of the process executes a full fence; pairs with the
 	 * compiler barriers B, C and W in include/srcu.h (fence.c shares one
 	 * among the callers of fences A and W). */
 	if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
 		srcu__report_fatal("membarrier(PRIVATE_EXPEDITED) failed after registration: %s",
 			    strerror(errno));
+	SRCU__TORTURE_POINT(MEMBARRIER, (void *)1);
 }
 
 const char *srcu_version(void)

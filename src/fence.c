@@ -17,7 +17,9 @@
  *   returns once seq >= s.  Whoever holds the lock runs membarriers until
  *   its own s is reached; the others wait for it, spinning briefly, then
  *   on a futex, and take the lock over if it is free and they are not
- *   served.
+ *   served; one that waited srcu__fence_patience_ns runs its own
+ *   membarrier without the lock (a descheduled lock holder must not
+ *   stall every domain).
  *
  * doc/design.md ("The fence service") argues that a membarrier which
  * began after the caller's read of seq is, for the caller's check, as good
@@ -36,6 +38,12 @@
 /* How long a caller spins for the running membarrier before it sleeps: an
  * uncontended one takes about a microsecond. */
 #define FENCE_SPIN_NS (3 * 1000L)
+/* How long a caller waits for another's membarrier before it runs its own
+ * without the lock: a lock holder that is descheduled (a SCHED_IDLE or
+ * stopped thread, a signal handler that blocks) must not hold every
+ * domain's grace periods.  Any membarrier that begins after the caller's
+ * read of seq serves it, its own included. */
+long srcu__fence_patience_ns = 1000 * 1000L;   /* tests may lengthen it */
 
 static struct {
 	unsigned long seq;        /* count << 1 | running */
@@ -61,6 +69,13 @@ static void event_bump(void)
 		srcu__backend_futex_wake(&fs.event, INT_MAX);
 }
 
+static void issue_membarrier(void)
+{
+	SRCU__TORTURE_POINT(FENCE_BEGUN, NULL);
+	srcu__backend_membarrier();
+	__atomic_fetch_add(&fs.membarriers, 1, __ATOMIC_RELAXED);
+}
+
 /* Run membarriers until seq reaches s (caller holds fs.lock). */
 static void run_fences(unsigned long s)
 {
@@ -73,9 +88,7 @@ static void run_fences(unsigned long s)
 		 * not see it (and so counts on this membarrier) issued every
 		 * access before its FS before this membarrier began. */
 		srcu__smp_mb();
-		SRCU__TORTURE_POINT(FENCE_BEGUN, NULL);
-		srcu__backend_membarrier();
-		store_relaxed(&fs.membarriers, load_relaxed(&fs.membarriers) + 1);
+		issue_membarrier();
 		/* Release: pairs with the acquire in seq_reached(): a caller
 		 * that sees the end sees it after every thread's fence. */
 		store_release(&fs.seq, seq + 2);
@@ -98,8 +111,9 @@ static void unlock(void)
 	event_bump();   /* a caller not yet served takes over */
 }
 
-/* Wait for the running membarrier to end or the lock to be freed. */
-static void wait_fence(unsigned long s, unsigned int ev)
+/* Wait for the running membarrier to end or the lock to be freed, or
+ * until the deadline (CLOCK_MONOTONIC ns). */
+static void wait_fence(unsigned long s, unsigned int ev, long deadline_ns)
 {
 	long start = srcu__backend_now_ns();
 	int i;
@@ -112,21 +126,24 @@ static void wait_fence(unsigned long s, unsigned int ev)
 		}
 	} while (srcu__backend_now_ns() - start < FENCE_SPIN_NS);
 	__atomic_fetch_add(&fs.sleepers, 1, __ATOMIC_SEQ_CST);
-	srcu__backend_futex_wait(&fs.event, ev, -1);
+	srcu__backend_futex_wait(&fs.event, ev, deadline_ns);
 	__atomic_fetch_sub(&fs.sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
 void srcu__fence_heavy(void)
 {
 	unsigned long s;
+	long deadline = -1;
 
 	if (load_relaxed(&srcu__backend_fence_mode)) {
 		srcu__smp_mb();  /* A, W (fence backend): pairs with the readers' locked RMWs */
 		return;
 	}
-	/* FS: pairs with FM in run_fences(): the caller's accesses so far
-	 * (a check's unlock sums, a GP's waiting flag) before its read of
-	 * seq, so the membarrier it waits for begins after them. */
+	/* FS: pairs with FM in run_fences(): what the caller's thread has
+	 * stored and seen so far (the updates its grace period publishes,
+	 * through P and S; a GP's waiting flag) before its read of seq, so
+	 * the membarrier it waits for begins after them and carries them to
+	 * every thread's fence point (doc/design.md, "The fence service"). */
 	srcu__smp_mb();
 	s = (load_relaxed(&fs.seq) + 3) & ~1ul;
 	if (SRCU__BUSTED(EARLYFENCE))
@@ -142,7 +159,16 @@ void srcu__fence_heavy(void)
 			unlock();
 			break;
 		}
-		wait_fence(s, ev);
+		if (deadline < 0) {
+			deadline = srcu__backend_now_ns() + srcu__fence_patience_ns;
+		} else if (srcu__backend_now_ns() >= deadline) {
+			/* FM: as in run_fences(); this one begins after our
+			 * read of seq, so it serves us. */
+			srcu__smp_mb();
+			issue_membarrier();
+			break;
+		}
+		wait_fence(s, ev, deadline);
 	}
 	/* FE: pairs with the membarrier through seq's release and the
 	 * acquire above: the caller's later accesses (a check's lock sums)
@@ -152,7 +178,7 @@ void srcu__fence_heavy(void)
 
 void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests)
 {
-	*membarriers = load_relaxed(&fs.membarriers);
+	*membarriers = __atomic_load_n(&fs.membarriers, __ATOMIC_RELAXED);
 	*requests = __atomic_load_n(&fs.requests, __ATOMIC_RELAXED);
 }
 

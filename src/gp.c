@@ -24,8 +24,9 @@
  * and holds the GP state in its two low bits.  A caller takes the snapshot
  * s = the value gp_seq will have once a GP that starts after now has
  * ended, and returns as soon as gp_seq >= s.  Whichever caller holds
- * gp_lock runs GPs until every snapshot requested so far is satisfied;
- * the others sleep on gp_event, which each GP end bumps.
+ * gp_lock runs GPs until its own snapshot is reached, then hands over
+ * (run_gps()); the others wait on gp_event, which each GP end and each
+ * release of gp_lock bumps, and the first to come runs the next GP.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -172,9 +173,11 @@ static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 	scan->records = load_acquire(&srcu__reader_count);
 	n = dense_records(scan);
 	for (w = 0; w * SCAN_WORD_BITS < n; w++) {
-		/* The domain's reader set: records never noted hold no count
-		 * of this domain, or one whose section fence N orders after
-		 * this check's start (doc/design.md, "Reader sets"). */
+		/* The domain's reader set: a record not in it holds no open
+		 * section of this domain that began before this check (its
+		 * counts are balanced, or its first count's note, fence N,
+		 * orders the section after the check's start; doc/design.md,
+		 * "Reader sets"). */
 		unsigned long bits = load_acquire(&srcu__reader_noted(id)[w]);
 
 		for (; bits; bits &= bits - 1) {

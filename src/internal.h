@@ -179,6 +179,9 @@ SRCU__HIDDEN void srcu__fence_heavy(void);
 /* Membarriers run, heavy fences asked for: since the process started. */
 SRCU__HIDDEN void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests);
 SRCU__HIDDEN void srcu__fence_fork_child(void);
+/* How long a caller waits for another's membarrier before it runs its own
+ * (1 ms; tests that hold a membarrier in flight lengthen it). */
+SRCU__HIDDEN extern long srcu__fence_patience_ns;
 
 /* ---- domain.c ---- */
 
@@ -226,7 +229,8 @@ SRCU__HIDDEN extern struct srcu__record *srcu__reader_records;
 #define SRCU__NOTED_WORDS (SRCU__DENSE_RECORDS / (8 * sizeof(unsigned long)))
 SRCU__HIDDEN extern int srcu__reader_owner[SRCU__DENSE_RECORDS];
 /* Domain id's reader set: a bit per dense record that has ever counted a
- * lock on id (set by srcu__read_lock_note(), never cleared; acquire). */
+ * lock on id (set by srcu__read_lock_note(), cleared when the record is
+ * released at its thread's exit; acquire). */
 SRCU__HIDDEN extern unsigned long srcu__reader_noted_map[];
 static inline unsigned long *srcu__reader_noted(unsigned int id)
 {

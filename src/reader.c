@@ -460,7 +460,8 @@ static void record_end_all(struct srcu__record *r, bool report)
 /* A record about to be released leaves every reader set, and its lock
  * words lose their NOTED bits, so that the thread that claims it next
  * notes the domains it reads itself: reader sets follow live threads,
- * not the record's history.  Its counts are balanced: a scan that still
+ * not the record's history.  (Records past SRCU__DENSE_RECORDS have no
+ * bits, keep NOTED, and are always scanned.)  Its counts are balanced: a scan that still
  * counts it, or no longer does, sums the same.  Caller holds the registry
  * lock (no id is bound or released meanwhile) and is the owner. */
 static void forget_domains(struct srcu__record *r)
@@ -481,8 +482,9 @@ static void forget_domains(struct srcu__record *r)
 	}
 }
 
-/* After its counts were balanced: pairs with the acquire in the scans'
- * ->tid loads (seen free, seen balanced) and in record_claim(). */
+/* After its counts were balanced: the releases pair with the acquires in
+ * the scans' loads of the dense owner (seen free, seen balanced), in the
+ * list walks' ->tid loads, and in record_claim(). */
 static void record_release(struct srcu__record *r)
 {
 	forget_domains(r);

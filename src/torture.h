@@ -28,6 +28,9 @@ enum srcu__torture_point {
 					   * yet locked; arg: it (or NULL) */
 	SRCU_TORTURE_POINT_FENCE_BEGUN,   /* fence.c: a membarrier marked
 					   * running, not yet issued; arg: NULL */
+	SRCU_TORTURE_POINT_MEMBARRIER,    /* backend.c: a membarrier is about
+					   * to run (arg: NULL) or has run, before
+					   * it returns (arg: non-NULL) */
 };
 
 #ifdef SRCU_TORTURE

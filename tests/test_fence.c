@@ -13,13 +13,16 @@
  * same scenario with EARLYFENCE and requires that it sees the violation:
  * proof that it can fail.
  *
- * Also: many threads on many calls all return, and share (membarriers run
- * never exceed fences asked for).
+ * Also: a caller whose membarrier runner does not come back (held here
+ * for 20 ms) runs its own after its patience, instead of stalling every
+ * domain; and many threads on many calls all return, and share
+ * (membarriers run never exceed fences asked for).
  */
 #include "check.h"
 #include "../src/internal.h"
 
 static int hold_first, in_flight, release_it;
+static int returned_while_held;   /* the second caller, before the release */
 static int begun;   /* membarriers begun (the hook's calls) */
 
 static void at_point(enum srcu__torture_point p, void *arg)
@@ -40,6 +43,8 @@ static void *fence_caller(void *arg)
 
 	srcu__fence_heavy();
 	*begun_at_return = __atomic_load_n(&begun, __ATOMIC_SEQ_CST);
+	if (!flag_get(&release_it))
+		flag_set(&returned_while_held);
 	return NULL;
 }
 
@@ -48,15 +53,21 @@ static void *fence_caller(void *arg)
 static bool second_caller_gets_its_own(void)
 {
 	int first_done = 0, second_done = 0, begun_at_call;
+	unsigned long mbs, reqs, reqs_before;
 	pthread_t a, b;
 
-	in_flight = release_it = 0;
+	in_flight = release_it = returned_while_held = 0;
 	flag_set(&hold_first);
 	a = spawn(fence_caller, &first_done);
 	flag_wait(&in_flight);                 /* a membarrier is in flight */
 	begun_at_call = __atomic_load_n(&begun, __ATOMIC_SEQ_CST);
+	srcu__fence_stats(&mbs, &reqs_before);
 	b = spawn(fence_caller, &second_done);
-	sleep_ms(20);                          /* b has read seq and waits */
+	do {                                   /* until b has read seq */
+		sleep_us(100);
+		srcu__fence_stats(&mbs, &reqs);
+	} while (reqs == reqs_before);
+	sleep_ms(20);                          /* b waits (or gives up, below) */
 	flag_set(&release_it);
 	join(a);
 	join(b);
@@ -88,10 +99,16 @@ int main(void)
 		return 77;
 	}
 	srcu__torture_point = at_point;
+	srcu__fence_patience_ns = 60L * 1000 * 1000 * 1000;   /* b waits for the held one */
 	CHECK(second_caller_gets_its_own());
 	srcu__torture_flavor = SRCU_TORTURE_EARLYFENCE;
 	CHECK(!second_caller_gets_its_own());  /* the test sees the bug */
 	srcu__torture_flavor = SRCU_TORTURE_CORRECT;
+	/* A lock holder that does not come back for 20 ms: b gives up after
+	 * its patience (here 5 ms) and runs a membarrier of its own. */
+	srcu__fence_patience_ns = 5L * 1000 * 1000;
+	CHECK(second_caller_gets_its_own());
+	CHECK(flag_get(&returned_while_held));
 	srcu__torture_point = NULL;
 
 	for (int i = 0; i < 4; i++)

@@ -230,9 +230,21 @@ static void read_section(unsigned int *seed, int depth)
 {
 	struct writer *w = &writers[rnd(seed) % (unsigned int)nwriters];
 	long start = now_ns();
-	int idx = srcu_read_lock(w->dom);
-	unsigned long b0 = srcu_batches_completed(w->dom);
-	struct tobj *p = srcu_dereference(w->head, w->dom);
+	unsigned long b0;
+	struct tobj *p;
+	int idx;
+
+	if (depth == 0 && rnd(seed) % 4 == 0) {   /* a buffered count: torture-tso.c */
+		void *obj;
+
+		idx = tso_read_lock(w->dom, &obj, (void **)&w->head,
+				    (long)(20000 + rnd(seed) % 280000));
+		p = obj;
+	} else {
+		idx = srcu_read_lock(w->dom);
+		p = srcu_dereference(w->head, w->dom);
+	}
+	b0 = srcu_batches_completed(w->dom);
 
 	check_obj(p, "on entry");
 	extend_section(seed, depth);
@@ -861,6 +873,7 @@ int main(int argc, char **argv)
 	parse_options(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	srcu__torture_flavor = cfg.flavor;
+	tso_init();
 	srcu__torture_reader_delay = cfg.reader_delay_permille ? reader_delay : NULL;
 	printf("srcu-torture: flavor %s, backend %s, %.0f s, %d readers, %d writers, "
 	       "%d domains, expedited %.2f, seed %u, reader delay %d/1000, chaos %s\n",

@@ -6,6 +6,7 @@
  *   torture-chaos.c  everything that runs beside them: domain and thread
  *                    churn, fork, signals to blocked updaters, a reader
  *                    that exits inside its section, id exhaustion
+ *   torture-tso.c    a store buffer for lock counts, drained by membarrier
  *
  * SPDX-License-Identifier: MIT
  */
@@ -104,5 +105,11 @@ void chaos_exhaust_ids(void);             /* before the run's domains exist */
 void chaos_start(void);
 void chaos_stop(void);
 void chaos_note_writer(pthread_t t);      /* a thread to send signals to */
+
+/* torture-tso.c: sections whose lock count is buffered for delay_ns
+ * while the section's first load runs ahead, unless a membarrier drains
+ * it (falls back to srcu_read_lock() where it cannot emulate). */
+void tso_init(void);
+int tso_read_lock(struct srcu_struct *sp, void **obj, void **head, long delay_ns);
 
 #endif /* SRCU_TORTURE_TOOL_H */
