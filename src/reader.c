@@ -302,11 +302,19 @@ unsigned int srcu__reader_threads(struct srcu_struct *sp)
 	unsigned int id = srcu__id_of(sp), n = 0;
 	struct srcu__record *r;
 
+	/* A record in the domain's reader set was noted by its present
+	 * owner (release forgets); one past the dense table has no set and
+	 * may count a previous owner's reads. */
 	for (r = load_acquire(&srcu__reader_records); r; r = r->next) {
 		struct srcu__slot *s = &r->slots[id];
+		unsigned int i = r->index;
 
-		if (load_acquire(&r->tid) &&
-		    (load_relaxed(&s->lock[0]) | load_relaxed(&s->lock[1])))
+		if (!load_acquire(&r->tid))
+			continue;
+		if (i < SRCU__DENSE_RECORDS ?
+		    (load_acquire(&srcu__reader_noted(id)[i / (8 * sizeof(unsigned long))]) >>
+		     (i % (8 * sizeof(unsigned long)))) & 1 :
+		    (load_relaxed(&s->lock[0]) | load_relaxed(&s->lock[1])) != 0)
 			n++;
 	}
 	return n;
