@@ -53,7 +53,12 @@ verify pass "1 reader, 2 updaters x 2 calls"   -DNR=1 -DUPDATERS=2 -DCALLS=2
 # Threads exit and records are reused; the scans skip free records.
 verify pass "2 readers, records reused, 1 updater x 2" -DREUSE -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify pass "1 reader x 2 rounds, reused, 1 updater x 3" -DREUSE -DNR=1 -DROUNDS=2 -DUPDATERS=1 -DCALLS=3
+# Reader sets: checks count only the records that noted the domain.
+verify pass "reader sets, 2 readers, 1 updater x 2" -DSETS -DNR=2 -DUPDATERS=1 -DCALLS=2
+verify pass "reader sets, reused, 1 reader x 2, 1 updater x 3" -DSETS -DREUSE -DNR=1 -DROUNDS=2 -DUPDATERS=1 -DCALLS=3
 # Broken variants: each must be caught.
+verify fail "reader set noted after the section began" -DSETS -DNOTELATE -DNR=2 -DUPDATERS=1 -DCALLS=2
+verify fail "reused record keeps its NOTED mark" -DSETS -DREUSE -DKEEPMARK -DNR=1 -DROUNDS=2 -DUPDATERS=1 -DCALLS=3
 verify fail "one scan (SCAN1 skipped)"          -DONESCAN -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify fail "one scan, shared grace periods"    -DONESCAN -DNR=1 -DUPDATERS=2 -DCALLS=2
 verify fail "lock counts summed first"          -DLOCKSFIRST -DNR=2 -DUPDATERS=1 -DCALLS=2

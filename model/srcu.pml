@@ -68,6 +68,20 @@ bit  gp_lock;
  * the owned records; its lock sum counts exactly those. */
 bit  owned[NR] = 1;
 
+/* SETS: the domain's reader set (doc/design.md, "Reader sets").  A
+ * record enters it at its owner's first lock, after the count and before
+ * the section (then fence N); a released record leaves it.  Checks count
+ * only records in the set.  Broken variants: NOTELATE notes after the
+ * section has begun; KEEPMARK (with REUSE) forgets the record's set bit
+ * but not its NOTED mark, so the next owner never notes. */
+#ifdef SETS
+bit  noted[NR];
+bit  marked[NR];               /* the lock word's NOTED bit */
+#define IN_SET(r) (owned[r] && noted[r])
+#else
+#define IN_SET(r) owned[r]
+#endif
+
 /* Ghost state for the property: per reader, two section slots. */
 bit  inside[NR * 2];           /* [reader * 2 + slot] */
 byte sect[NR * 2];             /* generation of the slot's current section */
@@ -79,7 +93,15 @@ byte sect[NR * 2];             /* generation of the slot's current section */
 inline read_lock(me, i)
 {
 	i = idx & 1;                       /* may be preempted after this */
-	lock_cnt[me * 2 + i]++             /* then B: the section starts */
+	lock_cnt[me * 2 + i]++;            /* then B: the section starts */
+#if defined(SETS) && !defined(NOTELATE)
+	if                                 /* the count found NOTED clear: */
+	:: !marked[me] -> noted[me] = 1; marked[me] = 1   /* note, N, mark */
+	:: else -> skip
+	fi
+#else
+	skip
+#endif
 }
 
 inline read_unlock(me, i)
@@ -89,7 +111,12 @@ inline read_unlock(me, i)
 
 inline enter(me, k)
 {
-	d_step { sect[me * 2 + k]++; inside[me * 2 + k] = 1 }
+	d_step { sect[me * 2 + k]++; inside[me * 2 + k] = 1 };
+#ifdef NOTELATE
+	noted[me] = 1                      /* too late: the section has begun */
+#else
+	skip
+#endif
 }
 
 inline leave(me, k)
@@ -119,7 +146,15 @@ proctype reader(byte me)
 		round++;
 #ifdef REUSE
 		if
+#ifdef SETS
+#ifdef KEEPMARK
+		:: true -> noted[me] = 0; owned[me] = 0; owned[me] = 1   /* forgets, keeps NOTED */
+#else
+		:: true -> noted[me] = 0; marked[me] = 0; owned[me] = 0; owned[me] = 1   /* exit (forget); reuse */
+#endif
+#else
 		:: true -> owned[me] = 0; owned[me] = 1   /* exit; a new thread takes it */
+#endif
 		:: true -> skip
 		fi
 #endif
@@ -139,7 +174,7 @@ inline readers_done(x, done)
 	do
 	:: r < NR ->
 		if
-		:: owned[r] -> counted[r] = 1; unlocks = unlocks + unlock_cnt[r * 2 + x]
+		:: IN_SET(r) -> counted[r] = 1; unlocks = unlocks + unlock_cnt[r * 2 + x]
 		:: else -> counted[r] = 0
 		fi;
 		r++
@@ -173,7 +208,7 @@ inline idle_indices(x1, x0, idle)
 	do
 	:: r < NR ->
 		if
-		:: owned[r] ->
+		:: IN_SET(r) ->
 			counted[r] = 1;
 			unlocks = unlocks + unlock_cnt[r * 2 + x1];
 			unlocks0 = unlocks0 + unlock_cnt[r * 2 + x0]
