@@ -32,7 +32,6 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
-#include <limits.h>
 #include <sched.h>
 
 /* How long a caller spins for the running membarrier before it sleeps: an
@@ -59,14 +58,10 @@ static bool seq_reached(unsigned long s)
 	return ULONG_CMP_GE(load_acquire(&fs.seq), s);
 }
 
+/* Pairs with the sleepers' increment-then-sleep in wait_fence(). */
 static void event_bump(void)
 {
-	/* Seq-cst RMW, then the sleeper count: pairs with the sleepers'
-	 * increment-then-futex_wait in wait_fence(): either they see the new
-	 * event or we see them. */
-	__atomic_fetch_add(&fs.event, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&fs.sleepers, __ATOMIC_SEQ_CST))
-		srcu__backend_futex_wake(&fs.event, INT_MAX);
+	srcu__backend_event_bump(&fs.event, &fs.sleepers);
 }
 
 static void issue_membarrier(void)
@@ -94,15 +89,6 @@ static void run_fences(unsigned long s)
 		store_release(&fs.seq, seq + 2);
 		event_bump();
 	}
-}
-
-static bool try_lock(void)
-{
-	unsigned int expected = 0;
-
-	return load_relaxed(&fs.lock) == 0 &&
-	       __atomic_compare_exchange_n(&fs.lock, &expected, 1, false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 static void unlock(void)
@@ -154,7 +140,7 @@ void srcu__fence_heavy(void)
 
 		if (seq_reached(s))
 			break;
-		if (try_lock()) {
+		if (srcu__backend_trylock(&fs.lock)) {
 			run_fences(s);
 			unlock();
 			break;

@@ -34,7 +34,6 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -93,7 +92,7 @@ static void stat_gp_time(struct srcu_struct *sp, unsigned long ns)
  * same records: owned ones.  A free record's counts are balanced and
  * still, so a check skips it (doc/design.md, "Free records"); records
  * past SRCU__DENSE_RECORDS are always counted. */
-#define SCAN_WORD_BITS (8 * sizeof(unsigned long))
+#define SCAN_WORD_BITS SRCU__WORD_BITS
 struct srcu__scan {
 	unsigned long counted[SRCU__DENSE_RECORDS / SCAN_WORD_BITS];
 	unsigned int records;          /* srcu__reader_count when it began */
@@ -384,14 +383,8 @@ static void gp_event_bump(struct srcu_struct *sp)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 
-	/* Seq-cst RMW, then the waiter count: pairs with the waiters'
-	 * increment-then-futex_wait in wait_for_gp_event(), so that either
-	 * they see the new event or we see them.  (A flag that the waker
-	 * clears would save wake-ups but lose some: a waiter about to sleep
-	 * on the new value would miss the wake-up that cleared its flag.) */
-	__atomic_fetch_add(&d->gp_event, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&d->gp_event_waiters, __ATOMIC_SEQ_CST))
-		srcu__backend_futex_wake(&d->gp_event, INT_MAX);
+	/* Pairs with the waiters' increment-then-sleep in wait_for_gp_event(). */
+	srcu__backend_event_bump(&d->gp_event, &d->gp_event_waiters);
 }
 
 static void flip(struct srcu_struct *sp)
@@ -460,14 +453,7 @@ static void seq_request(unsigned long *needed, unsigned long s)
 
 bool srcu__gp_trylock(struct srcu_struct *sp)
 {
-	struct srcu__domain *d = srcu__dom(sp);
-	unsigned int expected = 0;
-
-	/* Look before the CAS: a failing CAS would still take the line
-	 * away from the runner, once per waiting caller per GP. */
-	return load_relaxed(&d->gp_lock) == 0 &&
-	       __atomic_compare_exchange_n(&d->gp_lock, &expected, 1, false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	return srcu__backend_trylock(&srcu__dom(sp)->gp_lock);
 }
 
 void srcu__gp_unlock(struct srcu_struct *sp)

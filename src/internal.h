@@ -169,6 +169,22 @@ SRCU__HIDDEN void srcu__backend_futex_wake(unsigned int *addr, int n);
 SRCU__HIDDEN int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, long deadline_ns);
 SRCU__HIDDEN long srcu__backend_now_ns(void);
 
+/* An event word that sleepers wait on as a futex, with a count of them:
+ * bump it and wake them all.  The sleepers increment the count (seq-cst)
+ * before they sleep on the value they saw, so that either they see the
+ * new value or the bump sees them. */
+SRCU__HIDDEN void srcu__backend_event_bump(unsigned int *event, unsigned int *sleepers);
+/* A one-word lock taken with a CAS after a plain look: a failing CAS would
+ * take the line from its holder, once per waiting caller. */
+static inline bool srcu__backend_trylock(unsigned int *lock)
+{
+	unsigned int expected = 0;
+
+	return load_relaxed(lock) == 0 &&
+	       __atomic_compare_exchange_n(lock, &expected, 1, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
 /* ---- fence.c ---- */
 
 /* The asymmetric fence (A, W): every thread of the process executes a
@@ -226,7 +242,8 @@ SRCU__HIDDEN extern struct srcu__record *srcu__reader_records;
  * their address (NULL: not yet complete; acquire).  Records past that
  * are found on the list only. */
 #define SRCU__DENSE_RECORDS 4096
-#define SRCU__NOTED_WORDS (SRCU__DENSE_RECORDS / (8 * sizeof(unsigned long)))
+#define SRCU__WORD_BITS (8 * sizeof(unsigned long))
+#define SRCU__NOTED_WORDS (SRCU__DENSE_RECORDS / SRCU__WORD_BITS)
 SRCU__HIDDEN extern int srcu__reader_owner[SRCU__DENSE_RECORDS];
 /* Domain id's reader set: a bit per dense record that has ever counted a
  * lock on id (set by srcu__read_lock_note(), cleared when the record is
@@ -235,6 +252,18 @@ SRCU__HIDDEN extern unsigned long srcu__reader_noted_map[];
 static inline unsigned long *srcu__reader_noted(unsigned int id)
 {
 	return srcu__reader_noted_map + (size_t)id * SRCU__NOTED_WORDS;
+}
+
+/* The word of domain id's reader set that holds dense record i's bit,
+ * and that bit. */
+static inline unsigned long *srcu__reader_noted_word(unsigned int id, unsigned int i)
+{
+	return &srcu__reader_noted(id)[i / SRCU__WORD_BITS];
+}
+
+static inline unsigned long srcu__reader_noted_bit(unsigned int i)
+{
+	return 1ul << (i % SRCU__WORD_BITS);
 }
 
 /* Counts as the scans compare them: a lock word without its NOTED bit,

@@ -215,8 +215,8 @@ static void note_reader(unsigned int id, unsigned long *lock_word)
 	unsigned int i = r->index;
 
 	if (i < SRCU__DENSE_RECORDS)
-		__atomic_fetch_or(&srcu__reader_noted(id)[i / (8 * sizeof(unsigned long))],
-				  1ul << (i % (8 * sizeof(unsigned long))), __ATOMIC_RELAXED);
+		__atomic_fetch_or(srcu__reader_noted_word(id, i), srcu__reader_noted_bit(i),
+				  __ATOMIC_RELAXED);
 	/* N: pairs with the full fence a check runs before it reads the
 	 * reader set (S at the GP's start, or A of the check before): a check
 	 * that did not see this note leaves the record out of both its sums,
@@ -312,8 +312,7 @@ unsigned int srcu__reader_threads(struct srcu_struct *sp)
 		if (!load_acquire(&r->tid))
 			continue;
 		if (i < SRCU__DENSE_RECORDS ?
-		    (load_acquire(&srcu__reader_noted(id)[i / (8 * sizeof(unsigned long))]) >>
-		     (i % (8 * sizeof(unsigned long)))) & 1 :
+		    (load_acquire(srcu__reader_noted_word(id, i)) & srcu__reader_noted_bit(i)) != 0 :
 		    (load_relaxed(&s->lock[0]) | load_relaxed(&s->lock[1])) != 0)
 			n++;
 	}
@@ -474,13 +473,13 @@ static void record_end_all(struct srcu__record *r, bool report)
  * lock (no id is bound or released meanwhile) and is the owner. */
 static void forget_domains(struct srcu__record *r)
 {
-	unsigned int id, w = r->index / (8 * sizeof(unsigned long));
-	unsigned long bit = 1ul << (r->index % (8 * sizeof(unsigned long)));
+	unsigned long bit = srcu__reader_noted_bit(r->index);
+	unsigned int id;
 
 	if (r->index >= SRCU__DENSE_RECORDS)
 		return;
 	for (id = SRCU__ID_FIRST; id < srcu__domain_id_high; id++) {
-		unsigned long *set = &srcu__reader_noted(id)[w];
+		unsigned long *set = srcu__reader_noted_word(id, r->index);
 
 		if (!(load_relaxed(set) & bit))
 			continue;
