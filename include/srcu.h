@@ -330,6 +330,43 @@ static inline bool srcu__lock_count(unsigned long *p)
 }
 #endif
 
+/* The fast path's count of a lock in word w of this thread's counters t
+ * (slot word plus index), once the checks have passed.  Shared with
+ * srcu_urcu.h's index-less sections. */
+static inline void srcu__lock_word(unsigned long *t, unsigned int w)
+{
+	SRCU__READ_LOCK_HOOK();
+	if (SRCU__UNLIKELY(srcu__lock_count(t + w)))
+		srcu__read_lock_note(w);   /* once per thread, domain and index */
+	/* B: pairs with A (membarrier) in srcu__gp_readers_done(); keeps the
+	 * critical section's accesses after the count, as the compiler sees
+	 * it; membarrier turns this into a full fence when it matters. */
+	srcu__barrier();
+}
+
+/* The fast path's count of the unlock matching a lock of word w. */
+static inline void srcu__unlock_word(unsigned long *t, unsigned int w)
+{
+	SRCU__TSAN_RELEASE(&srcu__gp_waits[w]);
+	/* C: the critical section before the count (a release store on
+	 * x86, where only the compiler may reorder it); pairs with A
+	 * (membarrier) in srcu__gp_readers_done(). */
+#if defined(__x86_64__)
+	srcu__barrier();
+	srcu__owner_inc(t + w, 2);   /* unlock[idx] */
+#else
+	/* An RMW, not a load and a store: see srcu__owner_inc(). */
+	(void)__atomic_fetch_add(t + w + 2, 1, __ATOMIC_RELEASE);
+#endif
+	/* W: pairs with the membarrier after the GP sets its waiting flag in
+	 * sleep_until_done(): either its scan sees this count or we see
+	 * the flag. */
+	srcu__barrier();
+	/* The domain may be freed from here on: touch only srcu__gp_waits[]. */
+	if (SRCU__UNLIKELY(__atomic_load_n(&srcu__gp_waits[w], __ATOMIC_RELAXED)))
+		srcu__wake_gp(w / SRCU__SLOT_WORDS);
+}
+
 /*
  * Enter a read-side critical section of sp.  Returns the index to pass to
  * srcu_read_unlock() from the same thread.  May nest and overlap freely.
@@ -346,13 +383,7 @@ static inline int srcu_read_lock(struct srcu_struct *sp)
 		return srcu__index(srcu__read_lock_slow(sp));
 	if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
 		return srcu__index(srcu__read_lock_slow(sp));
-	SRCU__READ_LOCK_HOOK();
-	if (SRCU__UNLIKELY(srcu__lock_count(t + w)))
-		srcu__read_lock_note(w);   /* once per thread, domain and index */
-	/* B: pairs with A (membarrier) in srcu__gp_readers_done(); keeps the
-	 * critical section's accesses after the count, as the compiler sees
-	 * it; membarrier turns this into a full fence when it matters. */
-	srcu__barrier();
+	srcu__lock_word(t, w);
 	return (int)(w & 1);
 }
 
@@ -371,25 +402,7 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
 	}
 	/* An unlock without its lock is caught by the next grace-period scan
 	 * (srcu__sum_locks()) or at thread exit, off this path. */
-	w += (unsigned int)idx;   /* lock[idx]'s word, and its GP-waiting flag's */
-	SRCU__TSAN_RELEASE(&srcu__gp_waits[w]);
-	/* C: the critical section before the count (a release store on
-	 * x86, where only the compiler may reorder it); pairs with A
-	 * (membarrier) in srcu__gp_readers_done(). */
-#if defined(__x86_64__)
-	srcu__barrier();
-	srcu__owner_inc(t + w, 2);   /* unlock[idx] */
-#else
-	/* An RMW, not a load and a store: see srcu__owner_inc(). */
-	(void)__atomic_fetch_add(t + w + 2, 1, __ATOMIC_RELEASE);
-#endif
-	/* W: pairs with the membarrier after the GP sets its waiting flag in
-	 * sleep_until_done(): either its scan sees this count or we see
-	 * the flag. */
-	srcu__barrier();
-	/* sp may be freed from here on: touch only srcu__gp_waits[]. */
-	if (SRCU__UNLIKELY(__atomic_load_n(&srcu__gp_waits[w], __ATOMIC_RELAXED)))
-		srcu__wake_gp(w / SRCU__SLOT_WORDS);
+	srcu__unlock_word(t, w + (unsigned int)idx);
 }
 
 /* Helgrind does not see C11 release/acquire: a program built with

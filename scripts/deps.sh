@@ -5,8 +5,10 @@
 #   scripts/deps.sh build|check|bench|ci
 #
 # build: compile and test with gcc; check: + clang (the second compiler),
-# spin (the model), valgrind, debhelper (the Debian packages); bench: + the peers srcu-bench compares
-# (liburcu-dev, libck-dev) and gnuplot for its plots; ci: all of them.
+# spin (the model), valgrind, debhelper (the Debian packages), liburcu-dev
+# (libsrcu-urcu, the liburcu flavour, and its tests); bench: + the peers
+# srcu-bench compares (liburcu-dev, libck-dev) and gnuplot for its plots;
+# ci: all of them.
 # As root it runs apt-get; otherwise sudo -n apt-get; if neither can, it
 # stops at once and prints the exact command to run.  Idempotent: nothing
 # is installed, and no package list fetched, when all are present.
@@ -15,7 +17,7 @@
 set -eu
 
 BUILD="build-essential cmake pkg-config"
-CHECK="clang spin valgrind debhelper dpkg-dev"
+CHECK="clang spin valgrind debhelper dpkg-dev liburcu-dev"
 BENCH="liburcu-dev libck-dev gnuplot-nox"
 
 case "${1:-}" in

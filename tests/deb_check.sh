@@ -16,7 +16,7 @@ if dpkg-query -W libsrcu0 libsrcu-dev >/dev/null 2>&1; then
 fi
 WORK=$(mktemp -d)
 cleanup() {
-	dpkg -P libsrcu-dev libsrcu0 >/dev/null 2>&1 || true
+	dpkg -P libsrcu-urcu-dev libsrcu-urcu0 libsrcu-dev libsrcu0 >/dev/null 2>&1 || true
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -28,7 +28,8 @@ else
 fi
 (cd "$WORK/libsrcu" && dpkg-buildpackage -us -uc -b) >"$WORK/build.log" 2>&1 ||
 	{ tail -40 "$WORK/build.log"; exit 1; }
-dpkg -i "$WORK"/libsrcu0_*.deb "$WORK"/libsrcu-dev_*.deb >/dev/null
+dpkg -i "$WORK"/libsrcu0_*.deb "$WORK"/libsrcu-dev_*.deb \
+	"$WORK"/libsrcu-urcu0_*.deb "$WORK"/libsrcu-urcu-dev_*.deb >/dev/null
 
 cat >"$WORK/user.c" <<'C'
 #include <srcu.h>
@@ -55,6 +56,21 @@ target_link_libraries(user PRIVATE srcu::srcu)
 CM
 cmake -S "$WORK/cm" -B "$WORK/cm/b" >/dev/null && cmake --build "$WORK/cm/b" >/dev/null
 "$WORK/cm/b/user"
+# A liburcu program moved over: one include, pkg-config srcu-urcu.
+cat >"$WORK/compat.c" <<'C'
+#include <srcu_urcu.h>
+int main(void)
+{
+	rcu_register_thread();
+	rcu_read_lock();
+	rcu_read_unlock();
+	synchronize_rcu();
+	rcu_barrier();
+	return srcu_batches_completed(&srcu_urcu_domain) >= 1 ? 0 : 1;
+}
+C
+${CC:-cc} -Wall -Wextra -Werror "$WORK/compat.c" $(pkg-config --cflags --libs srcu-urcu) -o "$WORK/compat"
+"$WORK/compat"
 man -w synchronize_srcu >/dev/null 2>&1 || [ -f /usr/share/man/man3/synchronize_srcu.3.gz ] ||
 	{ echo "deb_check: man page synchronize_srcu(3) not installed"; exit 1; }
-echo "deb_check: PASS (dpkg-buildpackage: libsrcu0, libsrcu-dev installed; pkg-config and find_package users run)"
+echo "deb_check: PASS (dpkg-buildpackage: libsrcu0, libsrcu-dev, libsrcu-urcu0, libsrcu-urcu-dev installed; pkg-config and find_package users run)"

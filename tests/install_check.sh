@@ -62,4 +62,33 @@ cmake -S "$PREFIX/cmake-user" -B "$PREFIX/cmake-user/b" -DCMAKE_PREFIX_PATH="$PR
 cmake --build "$PREFIX/cmake-user/b" >/dev/null
 LD_LIBRARY_PATH=$LIBDIR "$PREFIX/cmake-user/b/user_shared"
 "$PREFIX/cmake-user/b/user_static"
-echo "install_check: PASS (installed; pkg-config and find_package(srcu), shared and static; symbols versioned; man pages)"
+# libsrcu-urcu, when built: a liburcu program with one include changed,
+# linked with pkg-config srcu-urcu, and its symbols versioned too.
+if PC_URCU=$(find "$PREFIX" -name srcu-urcu.pc | grep .); then
+	cat >"$PREFIX/compat.c" <<'C'
+#include <srcu_urcu.h>
+#include <urcu/rculfhash.h>
+int main(void)
+{
+	struct cds_lfht *ht = cds_lfht_new(1, 1, 0, 0, NULL);
+
+	rcu_register_thread();
+	rcu_read_lock();
+	rcu_read_unlock();
+	synchronize_rcu();
+	rcu_barrier();
+	return ht && cds_lfht_destroy(ht, NULL) == 0 &&
+	       srcu_batches_completed(&srcu_urcu_domain) >= 1 ? 0 : 1;
+}
+C
+	${CC:-cc} -Wall -Wextra -Werror $(pkg-config --cflags srcu-urcu) "$PREFIX/compat.c" \
+		$(pkg-config --libs srcu-urcu) -o "$PREFIX/compat"
+	LD_LIBRARY_PATH=$LIBDIR "$PREFIX/compat"
+	LIB=$(ls "$LIBDIR"/libsrcu-urcu.so.0.* | head -1)
+	unversioned=$(objdump -T "$LIB" | grep -E ' D[FO] ' | grep -v -e '\*UND\*' -e 'LIBSRCU_URCU_0\.1' || true)
+	if [ -n "$unversioned" ]; then
+		echo "install_check: libsrcu-urcu exports without a version:"; echo "$unversioned"; exit 1
+	fi
+	URCU_NOTE="; libsrcu-urcu with pkg-config srcu-urcu"
+fi
+echo "install_check: PASS (installed; pkg-config and find_package(srcu), shared and static; symbols versioned; man pages${URCU_NOTE:-})"

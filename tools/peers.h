@@ -27,6 +27,9 @@ extern const struct peer peer_srcu, peer_srcu_exp, peer_floor, peer_rwlock,
 #ifdef HAVE_URCU
 extern const struct peer peer_urcu_memb, peer_urcu_mb, peer_urcu_qsbr, peer_urcu_bp;
 #endif
+#ifdef HAVE_SRCU_URCU
+extern const struct peer peer_srcu_urcu;   /* bench_lfht.c */
+#endif
 #ifdef HAVE_CK
 extern const struct peer peer_ck_epoch;
 #endif

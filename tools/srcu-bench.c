@@ -15,7 +15,8 @@
  * one domain while a reader of another sleeps; (7) scaling with the
  * threads that used a domain and with the number of domains; (8)
  * call_srcu() against call_rcu(); (9) what membarrier and a futex
- * wake-up cost on this machine, which bounds (2) and (4).  Every
+ * wake-up cost on this machine, which bounds (2) and (4); (10) liburcu's
+ * cds_lfht on the libsrcu flavour (srcu_urcu.h) and on urcu-memb.  Every
  * figure is also a row of --json/--csv; --plot draws a PNG per figure and
  * unit (min-max error bars) and the latency CDF, with gnuplot.
  * The last line is a greppable SUMMARY.
@@ -36,12 +37,18 @@
 #include "peers.h"
 #include "bench_call.h"
 #include "bench_machine.h"
+#ifdef HAVE_SRCU_URCU
+#include "bench_lfht.h"
+#endif
 #include "bench_results.h"
 #include "srcu.h"
 
 /* Every peer, in the order of the tables. */
 static const struct peer *const all_peers[] = {
 	&peer_srcu, &peer_srcu_exp,
+#ifdef HAVE_SRCU_URCU
+	&peer_srcu_urcu,
+#endif
 #ifdef HAVE_URCU
 	&peer_urcu_memb, &peer_urcu_mb, &peer_urcu_qsbr, &peer_urcu_bp,
 #endif
@@ -59,12 +66,25 @@ static int quick;
 static void missing_peer_rows(void);
 static const char *only;   /* --only: figure numbers to run, e.g. "1,4" */
 
-/* Is figure n (1-9) selected?  All are, without --only. */
+/* Is figure n selected?  All are, without --only (a comma-separated
+ * list: "1,4,10"). */
 static int wanted(int n)
 {
-	char c = (char)('0' + n);
+	const char *p = only;
 
-	return !only || strchr(only, c) != NULL;
+	if (!p)
+		return 1;
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			return 0;
+		if (v == n)
+			return 1;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
 }
 static int ncpu;
 static const char *self_path;
@@ -1020,6 +1040,10 @@ int main(int argc, char **argv)
 		figure_call();
 	if (wanted(9))
 		figure_machine(quick);
+#ifdef HAVE_SRCU_URCU
+	if (wanted(10))
+		figure_lfht(quick, ncpu);
+#endif
 	sanity_warnings();
 	if (json)
 		write_json(json, ncpu, srcu_backend(), quick);

@@ -1,0 +1,45 @@
+# libsrcu-urcu: libsrcu as a liburcu flavour, and liburcu's names on it
+# (include/srcu_urcu.h, src/urcu/).  Built when liburcu's headers are
+# found (Debian: liburcu-dev); its tests, example and srcu-bench figure
+# come with it.  SRCU_URCU=OFF leaves it out; ON makes liburcu required.
+set(SRCU_URCU AUTO CACHE STRING "Build libsrcu-urcu: AUTO, ON or OFF")
+set(SRCU_HAVE_URCU OFF)
+if(NOT SRCU_URCU STREQUAL "OFF")
+  find_package(PkgConfig)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(URCU_CDS IMPORTED_TARGET liburcu-cds)
+    # The peer the example and srcu-bench's figure 10 compare with.
+    pkg_check_modules(URCU_MEMB IMPORTED_TARGET liburcu-memb)
+  endif()
+  if(URCU_CDS_FOUND)
+    set(SRCU_HAVE_URCU ON)
+  elseif(SRCU_URCU STREQUAL "ON")
+    message(FATAL_ERROR "SRCU_URCU=ON: liburcu-cds not found (apt-get install liburcu-dev)")
+  else()
+    message(STATUS "libsrcu-urcu: liburcu-dev not found, not built")
+  endif()
+endif()
+
+if(SRCU_HAVE_URCU)
+  # Shared only: its default domain and per-thread word must be one per
+  # process, whatever links it.
+  add_library(srcu_urcu SHARED src/urcu/srcu_urcu.c)
+  add_library(srcu::srcu_urcu ALIAS srcu_urcu)
+  # liburcu's headers only: the program links liburcu-cds itself when it
+  # uses the data structures (pkg-config srcu-urcu requires it).
+  target_link_libraries(srcu_urcu PUBLIC srcu)
+  target_include_directories(srcu_urcu PUBLIC ${URCU_CDS_INCLUDE_DIRS})
+  set_target_properties(srcu_urcu PROPERTIES OUTPUT_NAME srcu-urcu
+    VERSION ${PROJECT_VERSION} SOVERSION 0
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
+    LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/urcu/libsrcu-urcu.map)
+  target_link_options(srcu_urcu PRIVATE
+    -Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/src/urcu/libsrcu-urcu.map)
+  if(SRCU_INSTALL)
+    file(RELATIVE_PATH SRCU_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+    configure_file(srcu-urcu.pc.in ${CMAKE_BINARY_DIR}/srcu-urcu.pc @ONLY)
+    install(TARGETS srcu_urcu LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+    install(FILES include/srcu_urcu.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    install(FILES ${CMAKE_BINARY_DIR}/srcu-urcu.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  endif()
+endif()

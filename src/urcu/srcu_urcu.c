@@ -1,0 +1,353 @@
+/*
+ * srcu_urcu.c: libsrcu-urcu, the liburcu flavour on libsrcu domains and
+ * the out-of-line half of liburcu's names (include/srcu_urcu.h).
+ *
+ * A library of its own, above libsrcu: it calls only libsrcu's public API
+ * and needs liburcu's headers, not its libraries.  Everything it offers
+ * maps onto one domain's grace periods and its call_srcu() worker; the
+ * call_rcu data API keeps liburcu's shape (handles to create, set, get
+ * and free) over that one worker.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include <srcu_urcu.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+DEFINE_SRCU(srcu_urcu_domain);
+__thread unsigned long srcu_urcu_state __attribute__((tls_model("initial-exec")));
+
+/* call_rcu() hands liburcu's rcu_head to call_srcu() as a srcu_head: the
+ * same two words, the link first and the callback second, and a callback
+ * that takes a pointer to the head.  The link's type differs (liburcu's
+ * wait-free queue node is one pointer); call_srcu() writes it before it
+ * reads it. */
+_Static_assert(sizeof(struct rcu_head) == sizeof(struct srcu_head),
+	       "struct rcu_head and struct srcu_head differ in size");
+_Static_assert(offsetof(struct rcu_head, func) == offsetof(struct srcu_head, func),
+	       "struct rcu_head and struct srcu_head differ in layout");
+
+void srcu_urcu_call(struct srcu_struct *sp, struct rcu_head *head,
+		    void (*func)(struct rcu_head *head))
+{
+	/* The callback is called as void (*)(struct srcu_head *) with the
+	 * same address it was given: one pointer argument either way. */
+	call_srcu(sp, (struct srcu_head *)(void *)head,
+		  (void (*)(struct srcu_head *))(void (*)(void))func);
+}
+
+/* ---- liburcu's out-of-line pointer calls ----
+ *
+ * Without _LGPL_SOURCE, liburcu's rcu_dereference() and friends (from its
+ * own urcu/pointer.h) call these; liburcu's flavour libraries define them,
+ * so a program leaving -lurcu-memb for -lsrcu-urcu needs them here. */
+
+void *rcu_dereference_sym(void *p)
+{
+	/* Pairs with the release in rcu_set_pointer_sym(): what the
+	 * publisher wrote before it is seen through p, ordered by the
+	 * address dependency on every CPU but Alpha (as liburcu's own).
+	 * The compiler must not guess p's value from elsewhere. */
+	srcu__barrier();
+	return p;
+}
+
+void *rcu_set_pointer_sym(void **p, void *v)
+{
+	/* Pairs with the acquire in rcu_dereference_sym(). */
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+	return v;
+}
+
+/* Full barriers, as liburcu documents for both. */
+void *rcu_xchg_pointer_sym(void **p, void *v)
+{
+	return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+}
+
+void *rcu_cmpxchg_pointer_sym(void **p, void *old, void *_new)
+{
+	__atomic_compare_exchange_n(p, &old, _new, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	return old;
+}
+
+/* ---- defer_rcu() ---- */
+
+struct deferred {
+	struct srcu_head head;
+	void (*fct)(void *p);
+	void *p;
+};
+
+static void run_deferred(struct srcu_head *head)
+{
+	struct deferred *d = (struct deferred *)head;
+
+	d->fct(d->p);
+	free(d);
+}
+
+/* liburcu queues defer_rcu() per thread and runs a grace period itself
+ * when the queue fills; here the domain's worker does both.  Without
+ * memory for the node, wait for a grace period here, as liburcu does when
+ * its queue is full (which makes a call inside one's own section fail
+ * loudly, as it deadlocks in liburcu). */
+void srcu_urcu_defer(struct srcu_struct *sp, void (*fct)(void *p), void *p)
+{
+	struct deferred *d = malloc(sizeof(*d));
+
+	if (!d) {
+		synchronize_srcu(sp);
+		fct(p);
+		return;
+	}
+	d->fct = fct;
+	d->p = p;
+	call_srcu(sp, &d->head, run_deferred);
+}
+
+void srcu_urcu_nothing(void)
+{
+}
+
+/* ---- the default flavour ---- */
+
+static void default_read_lock(void)
+{
+	srcu_urcu_read_lock();
+}
+
+static void default_read_unlock(void)
+{
+	srcu_urcu_read_unlock();
+}
+
+static int default_read_ongoing(void)
+{
+	return srcu_urcu_read_ongoing();
+}
+
+void srcu_urcu_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
+{
+	srcu_urcu_call(&srcu_urcu_domain, head, func);
+}
+
+static void default_synchronize(void)
+{
+	synchronize_srcu(&srcu_urcu_domain);
+}
+
+void srcu_urcu_defer_rcu(void (*fct)(void *p), void *p)
+{
+	srcu_urcu_defer(&srcu_urcu_domain, fct, p);
+}
+
+void srcu_urcu_barrier(void)
+{
+	srcu_barrier(&srcu_urcu_domain);
+}
+
+/* Shares the read-side word with the inline srcu_urcu_read_lock(), so
+ * that a section opened by liburcu's code through the flavour and one
+ * opened by the program through rcu_read_lock() nest as one, and
+ * read_ongoing() sees both. */
+const struct rcu_flavor_struct srcu_urcu_flavor = {
+	default_read_lock,
+	default_read_unlock,
+	default_read_ongoing,
+	srcu_urcu_nothing,           /* read_quiescent_state */
+	srcu_urcu_call_rcu,
+	default_synchronize,
+	srcu_urcu_defer_rcu,
+	srcu_urcu_nothing,           /* thread_offline */
+	srcu_urcu_nothing,           /* thread_online */
+	srcu_urcu_nothing,           /* register_thread */
+	srcu_urcu_nothing,           /* unregister_thread */
+	srcu_urcu_barrier,
+	srcu_urcu_register_rculfhash_atfork,
+	srcu_urcu_unregister_rculfhash_atfork,
+};
+
+/* ---- defer_rcu()'s thread calls: nothing to register ---- */
+
+int srcu_urcu_defer_register_thread(void)
+{
+	return 0;
+}
+
+void srcu_urcu_defer_unregister_thread(void)
+{
+}
+
+/* Every callback queued so far, by any thread, has run: more than
+ * liburcu promises (this thread's), which is allowed. */
+void srcu_urcu_defer_barrier(void)
+{
+	srcu_barrier(&srcu_urcu_domain);
+}
+
+void srcu_urcu_defer_barrier_thread(void)
+{
+	srcu_barrier(&srcu_urcu_domain);
+}
+
+/* ---- the call_rcu data API: handles over the domain's one worker ----
+ *
+ * A program may create handles, give them to threads and CPUs, and free
+ * them; callbacks queued through any of them, or none, go to the default
+ * domain's worker.  The handles exist so that such a program runs
+ * unchanged, and so that freeing one twice or a foreign pointer is caught
+ * the same way as with any other heap pointer. */
+
+struct call_rcu_data {
+	unsigned long flags;
+	int cpu_affinity;
+};
+
+static struct call_rcu_data default_data = { 0, -1 };
+static __thread struct call_rcu_data *thread_data;
+
+struct call_rcu_data *srcu_urcu_create_call_rcu_data(unsigned long flags,
+								   int cpu_affinity)
+{
+	struct call_rcu_data *crdp = malloc(sizeof(*crdp));
+
+	if (crdp) {
+		crdp->flags = flags;
+		crdp->cpu_affinity = cpu_affinity;
+	}
+	return crdp;
+}
+
+/* liburcu moves the handle's pending callbacks to the default worker
+ * before it frees it; they are already there. */
+void srcu_urcu_call_rcu_data_free(struct call_rcu_data *crdp)
+{
+	if (crdp && crdp != &default_data)
+		free(crdp);
+}
+
+struct call_rcu_data *srcu_urcu_get_default_call_rcu_data(void)
+{
+	return &default_data;
+}
+
+/* No per-CPU handles: NULL, as liburcu answers for a CPU without one, and
+ * callers then use the thread's or the default one. */
+struct call_rcu_data *srcu_urcu_get_cpu_call_rcu_data(int cpu)
+{
+	(void)cpu;
+	return NULL;
+}
+
+int srcu_urcu_set_cpu_call_rcu_data(int cpu, struct call_rcu_data *crdp)
+{
+	(void)crdp;
+	return cpu < 0 ? -EINVAL : 0;
+}
+
+struct call_rcu_data *srcu_urcu_get_thread_call_rcu_data(void)
+{
+	return thread_data;
+}
+
+void srcu_urcu_set_thread_call_rcu_data(struct call_rcu_data *crdp)
+{
+	thread_data = crdp;
+}
+
+struct call_rcu_data *srcu_urcu_get_call_rcu_data(void)
+{
+	return thread_data ? thread_data : &default_data;
+}
+
+/* One worker for all CPUs already: nothing to create.  0, as liburcu
+ * returns on success. */
+int srcu_urcu_create_all_cpu_call_rcu_data(unsigned long flags)
+{
+	(void)flags;
+	return 0;
+}
+
+void srcu_urcu_free_all_cpu_call_rcu_data(void)
+{
+}
+
+/* The thread that runs the callbacks: found by asking it. */
+struct whoami {
+	struct srcu_head head;
+	pthread_t self;
+};
+
+static void record_worker(struct srcu_head *head)
+{
+	((struct whoami *)head)->self = pthread_self();
+}
+
+pthread_t srcu_urcu_get_call_rcu_thread(struct call_rcu_data *crdp)
+{
+	struct whoami w;
+
+	(void)crdp;
+	w.self = pthread_self();
+	call_srcu(&srcu_urcu_domain, &w.head, record_worker);
+	srcu_barrier(&srcu_urcu_domain);
+	return w.self;
+}
+
+/* ---- fork: liburcu's manual hooks, for cds_lfht's resize worker ----
+ *
+ * libsrcu handles its own state across fork() by itself.  cds_lfht keeps
+ * a resize worker thread, and registers hooks that pause it before a fork
+ * and restart it in the child; liburcu runs them when the program calls
+ * call_rcu_before_fork() and the after-fork calls around fork(), and so
+ * do these.  Registrations are counted, as cds_lfht registers the same
+ * hooks once per table. */
+
+static pthread_mutex_t atfork_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct urcu_atfork *atfork_hooks;
+static unsigned long atfork_users;
+
+void srcu_urcu_register_rculfhash_atfork(struct urcu_atfork *atfork)
+{
+	pthread_mutex_lock(&atfork_lock);
+	if (atfork_users++ == 0)
+		atfork_hooks = atfork;
+	pthread_mutex_unlock(&atfork_lock);
+}
+
+void srcu_urcu_unregister_rculfhash_atfork(struct urcu_atfork *atfork)
+{
+	(void)atfork;
+	pthread_mutex_lock(&atfork_lock);
+	if (atfork_users && --atfork_users == 0)
+		atfork_hooks = NULL;
+	pthread_mutex_unlock(&atfork_lock);
+}
+
+/* Held from before the fork to after it, so that no table registers or
+ * unregisters in between. */
+void srcu_urcu_call_rcu_before_fork(void)
+{
+	pthread_mutex_lock(&atfork_lock);
+	if (atfork_hooks)
+		atfork_hooks->before_fork(atfork_hooks->priv);
+}
+
+void srcu_urcu_call_rcu_after_fork_parent(void)
+{
+	if (atfork_hooks)
+		atfork_hooks->after_fork_parent(atfork_hooks->priv);
+	pthread_mutex_unlock(&atfork_lock);
+}
+
+void srcu_urcu_call_rcu_after_fork_child(void)
+{
+	if (atfork_hooks)
+		atfork_hooks->after_fork_child(atfork_hooks->priv);
+	pthread_mutex_unlock(&atfork_lock);   /* the child's one thread holds it */
+}
