@@ -6,7 +6,8 @@
 # Bugs caught: a header or library missing from the install, a .pc file
 # that points at the configure-time prefix instead of where it lies, a
 # CMake package that does not import, symbols exported without a version
-# (src/libsrcu.map), man pages not installed.
+# (src/libsrcu.map), man pages not installed, srcu.hpp or libsrcu-urcu
+# missing or unusable as installed.
 set -eu
 BUILD=$1 SRC=$2
 PREFIX=$(mktemp -d)
@@ -62,6 +63,33 @@ cmake -S "$PREFIX/cmake-user" -B "$PREFIX/cmake-user/b" -DCMAKE_PREFIX_PATH="$PR
 cmake --build "$PREFIX/cmake-user/b" >/dev/null
 LD_LIBRARY_PATH=$LIBDIR "$PREFIX/cmake-user/b/user_shared"
 "$PREFIX/cmake-user/b/user_static"
+# The C++ API, header-only: a scope as a section, against the installed
+# header and library (when a C++ compiler is at hand).
+if command -v "${CXX:-c++}" >/dev/null 2>&1; then
+	cat >"$PREFIX/user.cpp" <<'CPP'
+#include <srcu.hpp>
+#include <mutex>
+static srcu::rcu_domain dom;
+int main()
+{
+	{
+		std::scoped_lock section(dom);
+	}
+	srcu::domain d("install-check");
+	{
+		auto g = srcu::read_lock(d);
+	}
+	srcu::synchronize(d);
+	srcu::rcu_synchronize(dom);
+	return d.close();
+}
+CPP
+	${CXX:-c++} -std=c++17 -Wall -Wextra -Werror $CFLAGS "$PREFIX/user.cpp" $(pkg-config --libs srcu) \
+		-o "$PREFIX/user_cpp"
+	LD_LIBRARY_PATH=$LIBDIR "$PREFIX/user_cpp"
+	CPP_NOTE="; srcu.hpp"
+fi
+
 # libsrcu-urcu, when built: a liburcu program with one include changed,
 # linked with pkg-config srcu-urcu, and its symbols versioned too.
 if PC_URCU=$(find "$PREFIX" -name srcu-urcu.pc | grep .); then
@@ -91,4 +119,4 @@ C
 	fi
 	URCU_NOTE="; libsrcu-urcu with pkg-config srcu-urcu"
 fi
-echo "install_check: PASS (installed; pkg-config and find_package(srcu), shared and static; symbols versioned; man pages${URCU_NOTE:-})"
+echo "install_check: PASS (installed; pkg-config and find_package(srcu), shared and static; symbols versioned; man pages${CPP_NOTE:-}${URCU_NOTE:-})"
