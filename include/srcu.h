@@ -221,6 +221,12 @@ struct srcu_stats {
 	unsigned long backlog_overruns;/* calls let past the limit (see call_srcu) */
 	unsigned int reader_threads;  /* live threads that have read this domain */
 	unsigned int stalls;          /* stall reports made */
+	/* Process-wide, every domain together: the fence service
+	 * (doc/design.md), which shares one membarrier among the grace
+	 * periods that asked before it began.  Requests per membarrier is
+	 * the sharing; both stay 0 with the fence backend. */
+	unsigned long fence_requests;     /* fences A and W asked for */
+	unsigned long fence_membarriers;  /* membarriers run to serve them */
 };
 /* A snapshot of sp's counters: 0, or -EINVAL. */
 SRCU__API int  srcu_get_stats(struct srcu_struct *sp, struct srcu_stats *st);

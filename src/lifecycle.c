@@ -129,5 +129,6 @@ int srcu_get_stats(struct srcu_struct *sp, struct srcu_stats *st)
 	srcu__async_stats(sp, st);
 	st->reader_threads = srcu__reader_threads(sp);
 	st->stalls = load_relaxed(&d->stat_stalls);
+	srcu__fence_stats(&st->fence_membarriers, &st->fence_requests);
 	return 0;
 }

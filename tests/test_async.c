@@ -508,6 +508,42 @@ static void test_polling_and_wrap(void)
 	REQUIRE(cleanup_srcu_struct(&d) == 0);
 }
 
+static int idle_reader_go, idle_reader_stop;
+
+/* Reads d once, then idles outside any section until told to stop: a
+ * thread in d's reader set, so d's grace periods ask for membarriers. */
+static void *idle_reader(void *arg)
+{
+	struct srcu_struct *d = arg;
+
+	srcu_read_unlock(d, srcu_read_lock(d));
+	flag_set(&idle_reader_go);
+	flag_wait(&idle_reader_stop);
+	return NULL;
+}
+
+/* Bug caught: fence-service figures that do not count the membarriers a
+ * grace period asked for, or count more membarriers than requests. */
+static void check_fence_stats(struct srcu_struct *d)
+{
+	struct srcu_stats before, after;
+	pthread_t t = spawn(idle_reader, d);
+
+	flag_wait(&idle_reader_go);
+	REQUIRE(srcu_get_stats(d, &before) == 0);
+	synchronize_srcu(d);
+	REQUIRE(srcu_get_stats(d, &after) == 0);
+	if (strcmp(srcu_backend(), "membarrier") == 0) {
+		CHECK(after.fence_requests > before.fence_requests);
+		CHECK(after.fence_membarriers > before.fence_membarriers);
+	} else {
+		CHECK_EQ(after.fence_requests, 0ul);   /* plain fences: no service */
+	}
+	CHECK(after.fence_membarriers <= after.fence_requests);
+	flag_set(&idle_reader_stop);
+	join(t);
+}
+
 /* Bug caught: statistics that do not count what happened. */
 static void test_stats(void)
 {
@@ -537,6 +573,7 @@ static void test_stats(void)
 	CHECK_EQ(st.callbacks_invoked, 3ul);
 	CHECK_EQ(st.backlog, 0ul);
 	CHECK(st.reader_threads >= 1);
+	check_fence_stats(&d);
 	CHECK_EQ(srcu_get_stats(NULL, &st), -EINVAL);
 	REQUIRE(cleanup_srcu_struct(&d) == 0);
 }

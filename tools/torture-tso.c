@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -38,15 +39,28 @@ static struct buffered buffer[TSO_ENTRIES];
 static pid_t owner_pid;   /* a fork child's membarriers drain nothing */
 
 /* Drain entry i if its count is buffered: the membarrier's fence on the
- * entry's thread. */
+ * entry's thread, or the reader's own drain at the end of its delay.
+ * Returns only once the count is visible: a real store buffer drains
+ * in one step, but here the state and the count are two stores, and a
+ * drainer may be preempted between them.  A pass that found DRAINING and
+ * went on would let its membarrier return, and the grace period sum the
+ * locks, without a count whose section loaded its object long before
+ * (the reader's own drain, or a membarrier that the fence service's
+ * patience fallback runs beside the lock holder's, and so beside its
+ * drain).  So wait for whoever drains it; that thread blocks on nothing. */
 static void drain(int i)
 {
-	int pending = PENDING;
+	int state = PENDING;
 
-	if (__atomic_compare_exchange_n(&buffer[i].state, &pending, DRAINING, false,
+	if (__atomic_compare_exchange_n(&buffer[i].state, &state, DRAINING, false,
 					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 		__atomic_fetch_add(buffer[i].count, 1, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&buffer[i].state, VISIBLE, __ATOMIC_SEQ_CST);
+		return;
+	}
+	while (state == DRAINING) {
+		sched_yield();   /* the drainer may need this CPU */
+		state = __atomic_load_n(&buffer[i].state, __ATOMIC_SEQ_CST);
 	}
 }
 
@@ -55,8 +69,9 @@ static void drain(int i)
  * of the adversary's choosing: for each entry, at random, as the
  * membarrier begins (then a count buffered after that point stays
  * buffered past the membarrier's end) or before it returns.  Membarriers
- * are serialized by the fence service, and both points of one run on
- * its thread. */
+ * are mostly serialized by the fence service, but one whose caller ran
+ * out of patience runs beside the lock holder's (drain() copes with
+ * that); both points of one run on its thread. */
 static void drain_all(enum srcu__torture_point p, void *arg)
 {
 	static __thread unsigned int seed;
@@ -107,7 +122,6 @@ int tso_read_lock(struct srcu_struct *sp, void **obj, void **head, long delay_ns
 	unsigned int w = __atomic_load_n(&sp->lock_word, __ATOMIC_RELAXED);
 	struct buffered *b;
 	sigset_t all, old;
-	int state = PENDING;
 
 	/* Only where the inline fast path would count, on a word already
 	 * noted (a first lock notes, with a fence of its own). */
@@ -126,12 +140,7 @@ int tso_read_lock(struct srcu_struct *sp, void **obj, void **head, long delay_ns
 	__atomic_store_n(&b->state, PENDING, __ATOMIC_SEQ_CST);   /* the count, buffered */
 	*obj = srcu_dereference(*head, sp);                       /* the load runs ahead */
 	sleep_ns(delay_ns);
-	if (__atomic_compare_exchange_n(&b->state, &state, VISIBLE, false,
-					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		__atomic_fetch_add(b->count, 1, __ATOMIC_SEQ_CST);   /* drained by itself */
-	else
-		while (__atomic_load_n(&b->state, __ATOMIC_SEQ_CST) != VISIBLE)
-			;   /* a membarrier is adding it */
+	drain((int)(b - buffer));   /* by itself, or wait for the membarrier adding it */
 	__atomic_store_n(&b->state, FREE, __ATOMIC_SEQ_CST);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return (int)(w & 1);
