@@ -411,6 +411,83 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
 	srcu__unlock_word(t, w + (unsigned int)idx);
 }
 
+/* ---- Sections without an index ----
+ *
+ * For APIs whose lock returns nothing (srcu_urcu.h's liburcu flavours,
+ * srcu.hpp's rcu_domain): one word per thread and (domain, user) keeps
+ * what the outermost unlock needs.  Its low 32 bits are the nesting depth;
+ * above them is the counter word the outermost lock counted in (slot
+ * word plus index), so that the unlock counts there without reading the
+ * domain again, or, for a section the slow path counted (a thread's
+ * first, the fence backend), its index, below SRCU__WORD_FIRST.
+ *
+ * A signal handler may run a whole (balanced) section between any two
+ * steps: the word is read once and written once, with the domain's count
+ * taken before the word says so and released after it stops saying so,
+ * so a handler finds either no section (and takes its own) or ours (and
+ * nests inside it), and leaves the word as it found it (doc/design.md,
+ * "Sections without an index").  SRCU__NEST_HOOK() runs between the
+ * steps: nothing, except in tests that raise signals there. */
+#ifndef SRCU__NEST_HOOK
+#define SRCU__NEST_HOOK() do { } while (0)
+#endif
+#define SRCU__NEST_DEPTH 0xfffffffful
+
+static inline void srcu__nest_lock(struct srcu_struct *sp, unsigned long *state)
+{
+	unsigned long s = __atomic_load_n(state, __ATOMIC_RELAXED);
+
+	SRCU__NEST_HOOK();
+	/* Outermost is the common case: laid out straight. */
+	if (__builtin_expect(s == 0, 1)) {
+		unsigned long *t = (unsigned long *)srcu__slots;
+		unsigned int w = srcu__load_word(&sp->lock_word);
+
+		/* srcu_read_lock()'s two tests, for its slow path. */
+		if (SRCU__UNLIKELY(!t))
+			w = (unsigned int)srcu__index(srcu__read_lock_slow(sp));
+		else if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
+			w = (unsigned int)srcu__index(srcu__read_lock_slow(sp));
+		else
+			srcu__lock_word(t, w);
+		SRCU__NEST_HOOK();
+		/* The section is ours before the word says so. */
+		srcu__barrier();
+		__atomic_store_n(state, ((unsigned long)w << 32) | 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_store_n(state, s + 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* False, with nothing done, when the word holds no section: an unlock
+ * without its lock, which the caller reports. */
+static inline bool srcu__nest_unlock(struct srcu_struct *sp, unsigned long *state)
+{
+	unsigned long s = __atomic_load_n(state, __ATOMIC_RELAXED);
+
+	SRCU__NEST_HOOK();
+	if (__builtin_expect((s & SRCU__NEST_DEPTH) == 1, 1)) {
+		unsigned long *t = (unsigned long *)srcu__slots;
+		unsigned int w = (unsigned int)(s >> 32);
+
+		/* The word stops saying so before the section ends. */
+		__atomic_store_n(state, 0, __ATOMIC_RELAXED);
+		srcu__barrier();
+		SRCU__NEST_HOOK();
+		/* No counters any more (a fork child fell back to fences):
+		 * srcu_read_unlock()'s slow path, as for any section. */
+		if (__builtin_expect(w >= SRCU__WORD_FIRST && t != 0, 1))
+			srcu__unlock_word(t, w);
+		else
+			srcu_read_unlock(sp, srcu__index((int)(w & 1)));
+		return true;
+	}
+	if (SRCU__UNLIKELY(s == 0))
+		return false;
+	__atomic_store_n(state, s - 1, __ATOMIC_RELAXED);
+	return true;
+}
+
 /* Helgrind does not see C11 release/acquire: a program built with
  * -DSRCU_HELGRIND tells it that publishing a pointer happens before a
  * reader's use of it (the library annotates its grace periods itself).

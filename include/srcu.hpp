@@ -25,6 +25,14 @@
 #error "srcu.hpp needs C++17 or later"
 #endif
 
+/* Between the steps of rcu_domain::lock() and unlock() (srcu.h's
+ * srcu__nest_lock()/srcu__nest_unlock()): nothing, except in
+ * tests/test_cpp_api.cpp, which defines SRCU__HPP_HOOK first to raise a
+ * signal there. */
+#if defined(SRCU__HPP_HOOK) && !defined(SRCU__NEST_HOOK)
+#define SRCU__NEST_HOOK() SRCU__HPP_HOOK()
+#endif
+
 #include <srcu.h>
 
 #include <atomic>
@@ -38,11 +46,6 @@
 #include <type_traits>
 #include <utility>
 
-/* Between the steps of rcu_domain::lock() and unlock(): nothing, except in
- * tests/test_cpp_api.cpp, which defines it first to raise a signal there. */
-#ifndef SRCU__HPP_HOOK
-#define SRCU__HPP_HOOK() do { } while (0)
-#endif
 
 #if __cplusplus >= 202002L
 #define SRCU__NO_UNIQUE_ADDRESS [[no_unique_address]]
@@ -317,28 +320,17 @@ namespace detail {
 /* Live rcu_domains at once (slot 0: rcu_default_domain()). */
 constexpr unsigned rcu_slots = 256;
 
-/* This thread's sections of the rcu_domain in each slot: 0 outside,
- * else 2 * depth | the outermost section's srcu index.  One word, so
- * that a signal handler's balanced section between any two steps of
- * lock() or unlock() leaves it as it found it.  Default visibility: one
- * table and one slot allocator per process, whichever shared objects
- * include this header. */
-SRCU__API inline __thread unsigned rcu_state[rcu_slots];
-static_assert(__atomic_always_lock_free(sizeof(unsigned), 0),
+/* This thread's sections of the rcu_domain in each slot: srcu.h's
+ * index-less section word (srcu__nest_lock(): 0 outside, else the depth
+ * and what the outermost unlock needs).  One word, so that a signal
+ * handler's balanced section between any two steps of lock() or unlock()
+ * leaves it as it found it.  __thread rather than thread_local: constant
+ * initialized, so that no access goes through a TLS init function.
+ * Default visibility: one table and one slot allocator per process,
+ * whichever shared objects include this header. */
+SRCU__API inline __thread unsigned long rcu_state[rcu_slots];
+static_assert(__atomic_always_lock_free(sizeof(unsigned long), 0),
 	      "rcu_domain's per-thread word must be lock-free (signal handlers)");
-
-/* The word is read and written only by its thread and that thread's
- * signal handlers: relaxed atomics (plain moves), never a
- * read-modify-write.  __thread rather than thread_local: constant
- * initialized, so that no access goes through a TLS init function. */
-inline unsigned rcu_word_load(const unsigned *w) noexcept
-{
-	return __atomic_load_n(w, __ATOMIC_RELAXED);
-}
-inline void rcu_word_store(unsigned *w, unsigned v) noexcept
-{
-	__atomic_store_n(w, v, __ATOMIC_RELAXED);
-}
 
 struct rcu_slot_table {
 	std::mutex lock;
@@ -414,21 +406,7 @@ public:
 	 * share the outermost one's srcu section.  Async-signal-safe. */
 	void lock() noexcept
 	{
-		unsigned *w = &detail::rcu_state[slot_];
-		unsigned s = detail::rcu_word_load(w);
-
-		SRCU__HPP_HOOK();
-		if (s < 2) {
-			unsigned idx = static_cast<unsigned>(srcu_read_lock(native()));
-
-			SRCU__HPP_HOOK();
-			/* In a section before the word says so: a handler that
-			 * sees depth 0 here takes a section of its own. */
-			std::atomic_signal_fence(std::memory_order_seq_cst);
-			detail::rcu_word_store(w, 2u | idx);
-		} else {
-			detail::rcu_word_store(w, s + 2);
-		}
+		srcu__nest_lock(native(), &detail::rcu_state[slot_]);
 	}
 	/* Always succeeds: readers never wait (Lockable, for std::lock). */
 	bool try_lock() noexcept
@@ -441,28 +419,15 @@ public:
 	 * Async-signal-safe. */
 	void unlock() noexcept
 	{
-		unsigned *w = &detail::rcu_state[slot_];
-		unsigned s = detail::rcu_word_load(w);
-
-		SRCU__HPP_HOOK();
-		if (s >= 4) {
-			detail::rcu_word_store(w, s - 2);
-			return;
-		}
-		if (s < 2)
+		if (!srcu__nest_unlock(native(), &detail::rcu_state[slot_]))
 			detail::fatal(native(), "srcu::rcu_domain::unlock() without a lock() in "
 				      "this thread");
-		detail::rcu_word_store(w, 0);
-		/* Out of the word before the section ends: a handler that
-		 * sees depth 0 here takes a section of its own. */
-		std::atomic_signal_fence(std::memory_order_seq_cst);
-		SRCU__HPP_HOOK();
-		srcu_read_unlock(native(), static_cast<int>(s & 1));
 	}
 	/* This thread's lock() depth on this domain (for assertions). */
 	unsigned depth() const noexcept
 	{
-		return detail::rcu_word_load(&detail::rcu_state[slot_]) >> 1;
+		return static_cast<unsigned>(__atomic_load_n(&detail::rcu_state[slot_], __ATOMIC_RELAXED) &
+					     SRCU__NEST_DEPTH);
 	}
 
 private:

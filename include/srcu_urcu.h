@@ -110,66 +110,24 @@ SRCU__API extern const struct rcu_flavor_struct srcu_urcu_flavor;
 
 /* ---- Read sections without an index ----
  *
- * liburcu's read_lock() returns nothing, so a flavour keeps what the
- * outermost section's unlock needs itself: one word per thread and
- * flavour, the nesting depth in its low 32 bits and, above them, the
- * counter word the lock counted in (srcu.h's srcu__lock_word()), so that
- * the unlock counts without looking at the domain again.  A section the
- * slow path counted (a thread's first, the fence backend) keeps its index
- * there instead, below SRCU__WORD_FIRST, and unlocks the ordinary way.
- *
- * A signal handler may run a whole (balanced) section between any two
- * instructions of these functions: the word is read once and written
- * once, with the domain's lock taken before the word says so and released
- * after it stops saying so, so the handler finds either no section (and
- * takes its own) or ours (inside which it nests), and leaves the word as
- * it found it. */
+ * liburcu's read_lock() returns nothing: a flavour keeps one word per
+ * thread and flavour, with srcu.h's srcu__nest_lock() and
+ * srcu__nest_unlock() (the nesting depth and the counter the outermost
+ * lock counted in; async-signal-safe).  An unlock without its lock aborts,
+ * naming the domain: the word would otherwise say "nested" forever and
+ * the thread's later sections would count nowhere. */
 
-#define SRCU_URCU__DEPTH 0xfffffffful
+SRCU__API void srcu_urcu_unbalanced(struct srcu_struct *sp);
 
 static inline void srcu_urcu_lock(struct srcu_struct *sp, unsigned long *state)
 {
-	unsigned long s = *state;
-
-	/* Outermost is the common case: laid out straight. */
-	if (__builtin_expect(s == 0, 1)) {
-		unsigned long *t = (unsigned long *)srcu__slots;
-		unsigned int w = srcu__load_word(&sp->lock_word);
-
-		/* srcu_read_lock()'s two tests, for its slow path. */
-		if (SRCU__UNLIKELY(!t))
-			w = (unsigned int)srcu__index(srcu__read_lock_slow(sp));
-		else if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
-			w = (unsigned int)srcu__index(srcu__read_lock_slow(sp));
-		else
-			srcu__lock_word(t, w);
-		/* The section is ours before the word says so: a handler
-		 * that nests on the word is inside it. */
-		srcu__barrier();
-		*state = ((unsigned long)w << 32) | 1;
-	} else {
-		*state = s + 1;
-	}
+	srcu__nest_lock(sp, state);
 }
 
 static inline void srcu_urcu_unlock(struct srcu_struct *sp, unsigned long *state)
 {
-	unsigned long s = *state;
-
-	if (__builtin_expect((s & SRCU_URCU__DEPTH) == 1, 1)) {
-		unsigned int w = (unsigned int)(s >> 32);
-
-		/* The word stops saying so before the section ends: a
-		 * handler from here on takes a section of its own. */
-		*state = 0;
-		srcu__barrier();
-		if (__builtin_expect(w >= SRCU__WORD_FIRST, 1))
-			srcu__unlock_word((unsigned long *)srcu__slots, w);
-		else
-			srcu_read_unlock(sp, srcu__index((int)w));
-	} else {
-		*state = s - 1;
-	}
+	if (SRCU__UNLIKELY(!srcu__nest_unlock(sp, state)))
+		srcu_urcu_unbalanced(sp);
 }
 
 /* Out of line, for flavours: call_srcu() with liburcu's rcu_head (same

@@ -13,7 +13,9 @@
  *    the grace period after the storm or abort as an unbalanced unlock
  *    (signal_storm);
  *  - synchronize_rcu() inside one's own section, which deadlocks in
- *    liburcu, must abort naming the domain (misuse);
+ *    liburcu, and an unlock without its lock, which would leave the
+ *    thread's later sections uncounted, must abort naming the domain
+ *    (misuse);
  *  - call_rcu(), defer_rcu() and barrier() that lose callbacks or run
  *    them on the wrong domain (callbacks).
  *
@@ -177,9 +179,20 @@ static void synchronize_inside_own_section(void)
 	flavor_a.update_synchronize_rcu();
 }
 
+static void unlock_without_lock(void)
+{
+	flavor_a.read_lock();
+	flavor_a.read_unlock();
+	flavor_a.read_unlock();   /* one too many */
+}
+
 static void misuse(void)
 {
 	CHECK(dies_saying(synchronize_inside_own_section, "dom_a", "inside its own", NULL));
+	/* Bug caught: an extra unlock that leaves the word "nested" forever,
+	 * so that the thread's later sections count nowhere. */
+	CHECK(dies_saying(unlock_without_lock, "dom_a", "rcu_read_unlock() without rcu_read_lock()",
+			  NULL));
 }
 
 /* ---- callbacks ---- */

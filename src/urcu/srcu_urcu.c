@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -112,6 +113,19 @@ void srcu_urcu_defer(struct srcu_struct *sp, void (*fct)(void *p), void *p)
 
 void srcu_urcu_nothing(void)
 {
+}
+
+/* rcu_read_unlock() (or a flavour's read_unlock) without its lock in this
+ * thread: libsrcu's format, then abort, as libsrcu's own misuse does. */
+void srcu_urcu_unbalanced(struct srcu_struct *sp)
+{
+	if (sp->name)
+		fprintf(stderr, "libsrcu: fatal: rcu_read_unlock() without rcu_read_lock() "
+			"on domain '%s' (liburcu flavour, srcu_urcu.h)\n", sp->name);
+	else
+		fprintf(stderr, "libsrcu: fatal: rcu_read_unlock() without rcu_read_lock() "
+			"on domain srcu_struct@%p (liburcu flavour, srcu_urcu.h)\n", (void *)sp);
+	abort();
 }
 
 /* ---- the default flavour ---- */
