@@ -17,7 +17,9 @@
  *    liburcu headers' inline code not seeing our names (lfht_on_rcu_flavor:
  *    compiles only if the names resolve, and the table answers);
  *  - a call_rcu data API that loses callbacks queued through a handle
- *    (call_rcu_data_api).
+ *    (call_rcu_data_api);
+ *  - liburcu's lock-free queue unable to take our call_rcu() for its
+ *    dummy nodes, or losing elements (lfqueue).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -27,6 +29,7 @@
 #include <urcu/rculist.h>
 #include <urcu/rcuhlist.h>
 #include <urcu/rculfhash.h>
+#include <urcu/rculfqueue.h>
 
 struct item {
 	int value;
@@ -268,6 +271,48 @@ static void lfht_on_rcu_flavor(void)
 	CHECK_EQ(cds_lfht_destroy(ht, NULL), 0);
 }
 
+struct qitem {
+	struct cds_lfq_node_rcu node;
+	struct rcu_head rcu;
+	int value;
+};
+
+static void free_qitem(struct rcu_head *head)
+{
+	free(caa_container_of(head, struct qitem, rcu));
+}
+
+static void lfqueue(void)
+{
+	struct cds_lfq_queue_rcu q;
+	struct cds_lfq_node_rcu *n;
+	int sum = 0;
+
+	cds_lfq_init_rcu(&q, call_rcu);
+	for (int i = 1; i <= 100; i++) {
+		struct qitem *it = calloc(1, sizeof(*it));
+
+		REQUIRE(it);
+		it->value = i;
+		cds_lfq_node_init_rcu(&it->node);
+		rcu_read_lock();
+		cds_lfq_enqueue_rcu(&q, &it->node);
+		rcu_read_unlock();
+	}
+	for (;;) {
+		rcu_read_lock();
+		n = cds_lfq_dequeue_rcu(&q);
+		rcu_read_unlock();
+		if (!n)
+			break;
+		sum += caa_container_of(n, struct qitem, node)->value;
+		call_rcu(&caa_container_of(n, struct qitem, node)->rcu, free_qitem);
+	}
+	CHECK_EQ(sum, 5050);
+	CHECK_EQ(cds_lfq_destroy_rcu(&q), 0);
+	rcu_barrier();
+}
+
 static void call_rcu_data_api(void)
 {
 	struct call_rcu_data *crdp = create_call_rcu_data(0, -1);
@@ -306,6 +351,7 @@ int main(void)
 	pointers();
 	lists();
 	lfht_on_rcu_flavor();
+	lfqueue();
 	call_rcu_data_api();
 	rcu_unregister_thread();
 	return check_report("test_urcu_compat");
