@@ -56,7 +56,12 @@ verify pass "1 reader x 2 rounds, reused, 1 updater x 3" -DREUSE -DNR=1 -DROUNDS
 # Reader sets: checks count only the records that noted the domain.
 verify pass "reader sets, 2 readers, 1 updater x 2" -DSETS -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify pass "reader sets, reused, 1 reader x 2, 1 updater x 3" -DSETS -DREUSE -DNR=1 -DROUNDS=2 -DUPDATERS=1 -DCALLS=3
+# Dead owners (issue 11): readers that may die anywhere, their slots
+# recovered by the waiting grace period once they are dead.
+verify pass "dead owners: 2 readers that may die, 1 updater x 2" -DDEAD -DNR=2 -DUPDATERS=1 -DCALLS=2
+verify pass "dead owners: 1 reader x 2 rounds, 2 updaters x 1" -DDEAD -DNR=1 -DROUNDS=2 -DUPDATERS=2 -DCALLS=1
 # Broken variants: each must be caught.
+verify fail "dead owners: a live reader's counts discarded" -DDEAD -DDISCARDLIVE -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify fail "reader set noted after the section began" -DSETS -DNOTELATE -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify fail "reused record keeps its NOTED mark" -DSETS -DREUSE -DKEEPMARK -DNR=1 -DROUNDS=2 -DUPDATERS=1 -DCALLS=3
 verify fail "one scan (SCAN1 skipped)"          -DONESCAN -DNR=2 -DUPDATERS=1 -DCALLS=2

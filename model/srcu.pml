@@ -38,6 +38,15 @@
  * flight (its scans may be past the caller's readers); FASTHALF ends a
  * grace period when the one check finds only the inactive index idle.
  *
+ * DEAD (issue 11's process-shared domains, doc/shared.md): a reader may
+ * die at any step, inside a section or not; its counts freeze where they
+ * are and it reads nothing more (its ghost sections end).  A grace
+ * period that waits for readers may recover a dead reader's slot at any
+ * moment (the design's probe), ending its open sections as thread exit
+ * does: unlocks raised to the locks, only once the owner is dead.  The
+ * broken variant DISCARDLIVE recovers a slot without asking whether its
+ * owner is dead, and must fail.
+ *
  * SPDX-License-Identifier: MIT
  */
 
@@ -80,6 +89,15 @@ bit  marked[NR];               /* the lock word's NOTED bit */
 #define IN_SET(r) (owned[r] && noted[r])
 #else
 #define IN_SET(r) owned[r]
+#endif
+
+/* DEAD: is the reader's process still running?  Written once, by the
+ * reader as it dies; read by the updaters' recovery. */
+#ifdef DEAD
+bit  alive[NR] = 1;
+#define MAYDIE  if :: true -> goto died :: true -> skip fi
+#else
+#define MAYDIE  skip
 #endif
 
 /* Ghost state for the property: per reader, two section slots. */
@@ -130,10 +148,10 @@ proctype reader(byte me)
 
 	do
 	:: round < ROUNDS ->
-		read_lock(me, a); enter(me, 0);
+		read_lock(me, a); MAYDIE; enter(me, 0); MAYDIE;
 		if
 		:: true ->                          /* a single section */
-			leave(me, 0); read_unlock(me, a)
+			leave(me, 0); MAYDIE; read_unlock(me, a); MAYDIE
 		:: true ->                          /* nested */
 			read_lock(me, b); enter(me, 1);
 			leave(me, 1); read_unlock(me, b);
@@ -159,7 +177,14 @@ proctype reader(byte me)
 		fi
 #endif
 	:: else -> break
-	od
+	od;
+#ifdef DEAD
+	goto done;
+died:   skip;                               /* killed: nothing runs after */
+	d_step { alive[me] = 0; inside[me * 2] = 0; inside[me * 2 + 1] = 0 };
+done:
+#endif
+	skip
 }
 
 /* ---- the scan: srcu__readers_done() ---- */
@@ -241,10 +266,38 @@ inline idle_indices(x1, x0, idle)
 	}
 }
 
+/* DEAD: the recovery step.  Any slot whose owner is dead may have its
+ * open sections ended (both indices), at any point where the updater
+ * waits for readers; DISCARDLIVE does it for a live owner too. */
+inline recover_dead()
+{
+#ifdef DEAD
+	do
+	:: r < NR ->
+		if
+#ifdef DISCARDLIVE
+		:: true ->
+#else
+		:: !alive[r] ->
+#endif
+			d_step {
+				unlock_cnt[r * 2] = lock_cnt[r * 2];
+				unlock_cnt[r * 2 + 1] = lock_cnt[r * 2 + 1]
+			}
+		:: true -> skip
+		fi;
+		r++
+	:: else -> r = 0; break
+	od
+#else
+	skip
+#endif
+}
+
 inline wait_readers(x)
 {
 	do
-	:: readers_done(x, done); if :: done -> done = 0; break :: else -> skip fi
+	:: recover_dead(); readers_done(x, done); if :: done -> done = 0; break :: else -> skip fi
 	od
 }
 
