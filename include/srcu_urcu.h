@@ -131,7 +131,7 @@ static inline void srcu_urcu_unlock(struct srcu_struct *sp, unsigned long *state
 }
 
 /* Out of line, for flavours: call_srcu() with liburcu's rcu_head (same
- * layout as struct srcu_head; src/urcu.c asserts it), and defer_rcu()
+ * layout as struct srcu_head; src/urcu/srcu_urcu.c asserts it), and defer_rcu()
  * (a callback that takes a void *, queued through call_srcu()). */
 SRCU__API void srcu_urcu_call(struct srcu_struct *sp, struct rcu_head *head,
 			      void (*func)(struct rcu_head *head));
