@@ -27,7 +27,10 @@ if(SRCU_HAVE_URCU)
   add_library(srcu::srcu_urcu ALIAS srcu_urcu)
   # liburcu's headers only: the program links liburcu-cds itself when it
   # uses the data structures (pkg-config srcu-urcu requires it).
-  target_link_libraries(srcu_urcu PUBLIC srcu)
+  # An installed program that links srcu::srcu_urcu gets liburcu-cds too
+  # (find_package(srcu)), as pkg-config srcu-urcu gives it.
+  target_link_libraries(srcu_urcu PUBLIC srcu
+    INTERFACE $<INSTALL_INTERFACE:urcu-cds> $<INSTALL_INTERFACE:urcu-common>)
   target_include_directories(srcu_urcu PUBLIC ${URCU_CDS_INCLUDE_DIRS})
   set_target_properties(srcu_urcu PROPERTIES OUTPUT_NAME srcu-urcu
     VERSION ${PROJECT_VERSION} SOVERSION 0
@@ -38,7 +41,12 @@ if(SRCU_HAVE_URCU)
   if(SRCU_INSTALL)
     file(RELATIVE_PATH SRCU_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
     configure_file(srcu-urcu.pc.in ${CMAKE_BINARY_DIR}/srcu-urcu.pc @ONLY)
-    install(TARGETS srcu_urcu LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+    install(TARGETS srcu_urcu EXPORT srcuUrcuTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+    # find_package(srcu) includes it when present: srcu::srcu_urcu.  An
+    # export set of its own, so that the Debian package libsrcu-dev can
+    # ship without it (libsrcu-urcu-dev has it).
+    install(EXPORT srcuUrcuTargets NAMESPACE srcu::
+      DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/srcu)
     install(FILES include/srcu_urcu.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
     install(FILES ${CMAKE_BINARY_DIR}/srcu-urcu.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
   endif()
