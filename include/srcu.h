@@ -415,11 +415,12 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
  *
  * For APIs whose lock returns nothing (srcu_urcu.h's liburcu flavours,
  * srcu.hpp's rcu_domain): one word per thread and (domain, user) keeps
- * what the outermost unlock needs.  Its low 32 bits are the nesting depth;
- * above them is the counter word the outermost lock counted in (slot
- * word plus index), so that the unlock counts there without reading the
- * domain again, or, for a section the slow path counted (a thread's
- * first, the fence backend), its index, below SRCU__WORD_FIRST.
+ * what the outermost unlock needs.  Its top 16 bits are the counter word
+ * the outermost lock counted in (slot word plus index; below 65,536), so
+ * that the unlock counts there without reading the domain again, or, for
+ * a section the slow path counted (a thread's first, the fence backend),
+ * its index, below SRCU__WORD_FIRST; the bits below are the nesting
+ * depth (48 bits on LP64, 16 where a long has 32).
  *
  * A signal handler may run a whole (balanced) section between any two
  * steps: the word is read once and written once, with the domain's count
@@ -431,7 +432,8 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
 #ifndef SRCU__NEST_HOOK
 #define SRCU__NEST_HOOK() do { } while (0)
 #endif
-#define SRCU__NEST_DEPTH 0xfffffffful
+#define SRCU__NEST_SHIFT (8 * sizeof(unsigned long) - 16)
+#define SRCU__NEST_DEPTH ((1ul << SRCU__NEST_SHIFT) - 1)
 
 static inline void srcu__nest_lock(struct srcu_struct *sp, unsigned long *state)
 {
@@ -453,7 +455,7 @@ static inline void srcu__nest_lock(struct srcu_struct *sp, unsigned long *state)
 		SRCU__NEST_HOOK();
 		/* The section is ours before the word says so. */
 		srcu__barrier();
-		__atomic_store_n(state, ((unsigned long)w << 32) | 1, __ATOMIC_RELAXED);
+		__atomic_store_n(state, ((unsigned long)w << SRCU__NEST_SHIFT) | 1, __ATOMIC_RELAXED);
 	} else {
 		__atomic_store_n(state, s + 1, __ATOMIC_RELAXED);
 	}
@@ -468,7 +470,7 @@ static inline bool srcu__nest_unlock(struct srcu_struct *sp, unsigned long *stat
 	SRCU__NEST_HOOK();
 	if (__builtin_expect((s & SRCU__NEST_DEPTH) == 1, 1)) {
 		unsigned long *t = (unsigned long *)srcu__slots;
-		unsigned int w = (unsigned int)(s >> 32);
+		unsigned int w = (unsigned int)(s >> SRCU__NEST_SHIFT);
 
 		/* The word stops saying so before the section ends. */
 		__atomic_store_n(state, 0, __ATOMIC_RELAXED);

@@ -144,7 +144,16 @@ public:
 			return 0;
 		if (srcu_read_lock_held(&s_))
 			return -EBUSY;   /* srcu_barrier() would wait for us */
-		srcu_barrier(&s_);
+		/* Until no callback is left: a deleter may retire() more on
+		 * this domain (a list freed node by node), after the barrier
+		 * that ran it began. */
+		for (;;) {
+			srcu_stats st;
+
+			srcu_barrier(&s_);
+			if (srcu_get_stats(&s_, &st) != 0 || st.backlog == 0)
+				break;
+		}
 		err = cleanup_srcu_struct(&s_);
 		if (!err)
 			state_ = closed_;

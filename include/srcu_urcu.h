@@ -154,6 +154,7 @@ SRCU__API void srcu_urcu_unregister_rculfhash_atfork(struct urcu_atfork *atfork)
 	extern const struct rcu_flavor_struct name
 
 #define DEFINE_SRCU_URCU_FLAVOR(name, domain) \
+	DECLARE_SRCU_URCU_FLAVOR(name);   /* external linkage in C++ too */ \
 	static __thread unsigned long name##_srcu_urcu_state; \
 	static void name##_srcu_urcu_read_lock(void) \
 	{ srcu_urcu_lock((domain), &name##_srcu_urcu_state); } \

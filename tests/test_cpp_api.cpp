@@ -646,6 +646,38 @@ static void watchdog_fired(int)
 	_exit(2);
 }
 
+// Bug caught: close() (and so the destructor) that drains the callbacks
+// queued before it but not those its deleters queue: a list freed node
+// by node, each deleter retiring the next, left close() with -EBUSY and
+// the destructor terminating.
+struct chain_node {
+	chain_node *next;
+	int *freed;
+};
+
+static void retire_chain(srcu::domain &d, chain_node *n)
+{
+	srcu::retire(d, n, [&d](chain_node *p) {
+		if (p->next)
+			retire_chain(d, p->next);
+		(*p->freed)++;
+		delete p;
+	});
+}
+
+static void test_close_drains_chained_retires()
+{
+	int freed = 0;
+	srcu::domain d("chain");
+	chain_node *head = nullptr;
+
+	for (int i = 0; i < 5; i++)
+		head = new chain_node{head, &freed};
+	retire_chain(d, head);
+	CHECK_EQ(d.close(), 0);
+	CHECK_EQ(freed, 5);
+}
+
 int main()
 {
 	// Death tests first, while the process has one thread (fork()).
@@ -666,6 +698,7 @@ int main()
 	test_rcu_synchronize_waits();
 	test_signal_between_steps();
 	test_close();
+	test_close_drains_chained_retires();
 	test_slots();
 
 	const char *name = __cplusplus >= 202002L ? "test_cpp_api20" : "test_cpp_api";

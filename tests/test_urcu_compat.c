@@ -335,6 +335,11 @@ static void call_rcu_data_api(void)
 	(void)get_cpu_call_rcu_data(0);
 	free_all_cpu_call_rcu_data();
 	CHECK(!pthread_equal(get_call_rcu_thread(get_default_call_rcu_data()), pthread_self()));
+	/* liburcu's getter works inside a section too (it used to wait for
+	 * a grace period there, which libsrcu reports as a deadlock). */
+	rcu_read_lock();
+	CHECK(!pthread_equal(get_call_rcu_thread(get_default_call_rcu_data()), pthread_self()));
+	rcu_read_unlock();
 	CHECK(rcu_flavor.read_lock != NULL && rcu_flavor.barrier != NULL);
 }
 

@@ -18,8 +18,10 @@
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 DEFINE_SRCU(srcu_urcu_domain);
+static void learn_worker(void);
 __thread unsigned long srcu_urcu_state __attribute__((tls_model("initial-exec")));
 
 /* call_rcu() hands liburcu's rcu_head to call_srcu() as a srcu_head: the
@@ -147,6 +149,7 @@ static int default_read_ongoing(void)
 
 void srcu_urcu_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 {
+	learn_worker();
 	srcu_urcu_call(&srcu_urcu_domain, head, func);
 }
 
@@ -157,6 +160,7 @@ static void default_synchronize(void)
 
 void srcu_urcu_defer_rcu(void (*fct)(void *p), void *p)
 {
+	learn_worker();
 	srcu_urcu_defer(&srcu_urcu_domain, fct, p);
 }
 
@@ -291,26 +295,62 @@ void srcu_urcu_free_all_cpu_call_rcu_data(void)
 {
 }
 
-/* The thread that runs the callbacks: found by asking it. */
-struct whoami {
-	struct srcu_head head;
-	pthread_t self;
-};
+/* The thread that runs the default domain's callbacks.  liburcu's
+ * get_call_rcu_thread() is a plain getter, callable anywhere, a read
+ * section and a callback included.  Here the worker is learnt by a
+ * callback of ours, queued ahead of the first call_rcu() of the process
+ * (so it has run before any callback of the program's does) or by the
+ * first get_call_rcu_thread() that may wait for it; a fork child, whose
+ * worker is a new thread, learns again. */
+static pid_t whoami_queued_by;          /* the process that queued it */
+static pid_t worker_known_in;           /* the process worker_thread is of */
+static pthread_t worker_thread;
 
 static void record_worker(struct srcu_head *head)
 {
-	((struct whoami *)head)->self = pthread_self();
+	free(head);
+	worker_thread = pthread_self();
+	/* Release: pairs with the acquire in worker_known(). */
+	__atomic_store_n(&worker_known_in, getpid(), __ATOMIC_RELEASE);
+}
+
+static bool worker_known(void)
+{
+	return __atomic_load_n(&worker_known_in, __ATOMIC_ACQUIRE) == getpid();
+}
+
+/* Queue the whoami callback, once per process.  Its head is allocated,
+ * not static: a fork child that queues its own must not queue a head its
+ * parent's copy may still hold.  Without memory, nothing is learnt. */
+static void learn_worker(void)
+{
+	pid_t me = getpid(), old = __atomic_load_n(&whoami_queued_by, __ATOMIC_ACQUIRE);
+	struct srcu_head *head;
+
+	if (old == me ||
+	    !__atomic_compare_exchange_n(&whoami_queued_by, &old, me, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	head = malloc(sizeof(*head));
+	if (head)
+		call_srcu(&srcu_urcu_domain, head, record_worker);
+	else
+		__atomic_store_n(&whoami_queued_by, 0, __ATOMIC_RELEASE);
 }
 
 pthread_t srcu_urcu_get_call_rcu_thread(struct call_rcu_data *crdp)
 {
-	struct whoami w;
-
 	(void)crdp;
-	w.self = pthread_self();
-	call_srcu(&srcu_urcu_domain, &w.head, record_worker);
+	if (worker_known())
+		return worker_thread;
+	learn_worker();
+	/* Inside a section of the domain the wait would never end; the
+	 * worker has not run a callback of this process yet, so no caller
+	 * can have seen it: answer the caller's own thread, documented. */
+	if (srcu_read_lock_held(&srcu_urcu_domain))
+		return pthread_self();
 	srcu_barrier(&srcu_urcu_domain);
-	return w.self;
+	return worker_thread;
 }
 
 /* ---- fork: liburcu's manual hooks, for cds_lfht's resize worker ----
