@@ -415,12 +415,14 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
  *
  * For APIs whose lock returns nothing (srcu_urcu.h's liburcu flavours,
  * srcu.hpp's rcu_domain): one word per thread and (domain, user) keeps
- * what the outermost unlock needs.  Its top 16 bits are the counter word
- * the outermost lock counted in (slot word plus index; below 65,536), so
- * that the unlock counts there without reading the domain again, or, for
- * a section the slow path counted (a thread's first, the fence backend),
- * its index, below SRCU__WORD_FIRST; the bits below are the nesting
- * depth (48 bits on LP64, 16 where a long has 32).
+ * what the outermost unlock needs.  Its upper half is the counter word
+ * the outermost lock counted in (slot word plus index; below 65,536, so
+ * 16 bits suffice where a long has 32), so that the unlock counts there
+ * without reading the domain again, or, for a section the slow path
+ * counted (a thread's first, the fence backend), its index, below
+ * SRCU__WORD_FIRST; the lower half is the nesting depth.  Halves, not a
+ * 16-bit top: on LP64 the depth test is then a 32-bit compare (a 48-bit
+ * mask cost the pair 5 instructions).
  *
  * A signal handler may run a whole (balanced) section between any two
  * steps: the word is read once and written once, with the domain's count
@@ -432,7 +434,7 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
 #ifndef SRCU__NEST_HOOK
 #define SRCU__NEST_HOOK() do { } while (0)
 #endif
-#define SRCU__NEST_SHIFT (8 * sizeof(unsigned long) - 16)
+#define SRCU__NEST_SHIFT (4 * sizeof(unsigned long))
 #define SRCU__NEST_DEPTH ((1ul << SRCU__NEST_SHIFT) - 1)
 
 static inline void srcu__nest_lock(struct srcu_struct *sp, unsigned long *state)
