@@ -455,7 +455,10 @@ static inline void srcu__nest_lock(struct srcu_struct *sp, unsigned long *state)
 		else
 			srcu__lock_word(t, w);
 		SRCU__NEST_HOOK();
-		/* The section is ours before the word says so. */
+		/* The section is ours before the word says so: orders the
+		 * count before the store against this thread's own signal
+		 * handlers (compiler only; pairs with none: B above orders the
+		 * section for the grace period). */
 		srcu__barrier();
 		__atomic_store_n(state, ((unsigned long)w << SRCU__NEST_SHIFT) | 1, __ATOMIC_RELAXED);
 	} else {
@@ -474,7 +477,9 @@ static inline bool srcu__nest_unlock(struct srcu_struct *sp, unsigned long *stat
 		unsigned long *t = (unsigned long *)srcu__slots;
 		unsigned int w = (unsigned int)(s >> SRCU__NEST_SHIFT);
 
-		/* The word stops saying so before the section ends. */
+		/* The word stops saying so before the section ends: the same
+		 * compiler-only ordering against this thread's handlers (C
+		 * and W in srcu__unlock_word() order it for grace periods). */
 		__atomic_store_n(state, 0, __ATOMIC_RELAXED);
 		srcu__barrier();
 		SRCU__NEST_HOOK();
