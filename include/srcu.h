@@ -49,6 +49,13 @@ extern "C" {
 #define SRCU__ID_UNSET    0u                    /* static, not yet used   */
 #define SRCU__ID_DEAD     1u                    /* after cleanup          */
 #define SRCU__ID_FIRST    2u                    /* first real id          */
+/* Process-shared domains (doc/shared.md) take ids from blocks reserved
+ * at the top, the same in every process: 8 blocks of 256 ids (one page
+ * of srcu__gp_waits[], two of a thread's counters), of which a shared
+ * domain uses the first. */
+#define SRCU__SHARED_BLOCK_IDS 256u
+#define SRCU__SHARED_BLOCKS    8u
+#define SRCU__SHARED_ID_FIRST  (SRCU__MAX_IDS - SRCU__SHARED_BLOCKS * SRCU__SHARED_BLOCK_IDS)
 
 /* One thread's counters for one domain.  Written only by the owning
  * thread; read by grace-period scans.  Counts only ever increase: a
@@ -143,6 +150,46 @@ SRCU__API const char *srcu_version(void);
  * domain.  Async-signal-safe. */
 SRCU__API bool srcu_read_lock_held(struct srcu_struct *sp);
 
+/* ---- Process-shared domains (src/shared.c, doc/shared.md) ----
+ *
+ * A domain that lives in a file mapped by several processes (a memfd, a
+ * shm_open() object, a file): readers in every attached process use the
+ * ordinary read side, synchronize_srcu() from any of them waits for
+ * sections that began before it in all of them, and a process killed
+ * anywhere is found dead and its sections ended, never a live one's. */
+
+/* Most shared domains one process attaches at once. */
+#define SRCU_SHARED_MAX_ATTACHED 8u
+/* Bytes the file of a domain with this many reader slots needs (0 if
+ * slots is 0 or too large).  One slot per thread that reads it, in every
+ * process together. */
+SRCU__API unsigned long srcu_shared_size(unsigned int slots);
+/* Make the file fd (opened read-write, size 0 or srcu_shared_size(slots)
+ * or more; it is extended if shorter) a shared domain named name (up to
+ * 47 bytes are kept), attach to it and store it in *spp.  0, -EINVAL,
+ * -EEXIST (fd already holds a domain), -ENOSPC (no id block left in this
+ * process), -ENOSYS (no global membarrier), or the errno of a failed
+ * ftruncate()/mmap(). */
+SRCU__API int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
+				      struct srcu_struct **spp);
+/* Attach to the shared domain in fd from another process: 0 and *spp,
+ * -EINVAL (not a domain, or a file too short for its header), -EPROTO
+ * (another layout version), -EADDRINUSE (its id block is taken in this
+ * process), -EALREADY (attached already), -EXDEV (another pid
+ * namespace), -ENOSPC (no reader slot free), -ENOSYS, -EACCES. */
+SRCU__API int srcu_shared_attach(int fd, struct srcu_struct **spp);
+/* Reserve reader slots for up to threads threads of this process at
+ * once (each attach reserves one): 0, or -ENOSPC with nothing reserved.
+ * A thread beyond the reservation takes a free slot at its first
+ * section, and if none is left the process aborts with a message. */
+SRCU__API int srcu_shared_reserve(struct srcu_struct *sp, unsigned int threads);
+/* Detach this process: 0, or -EBUSY while a thread of this process is
+ * inside a section, runs a grace period or has callbacks pending; -EINVAL
+ * for a domain that is not an attached shared one.  sp is unmapped. */
+SRCU__API int srcu_shared_detach(struct srcu_struct *sp);
+/* Is sp a shared domain attached in this process? */
+SRCU__API bool srcu_shared(struct srcu_struct *sp);
+
 /* ---- Names (used in every message) ---- */
 SRCU__API int  init_srcu_struct_named(struct srcu_struct *sp, const char *name);
 
@@ -197,6 +244,11 @@ struct srcu_stall {
 	unsigned int nthreads;        /* threads holding sections of idx */
 	const struct srcu_stall_thread *threads;  /* the first (up to 16) */
 	unsigned long down_readers;   /* srcu_down_read() sections on idx */
+	/* Shared domains: nonzero when this report is not a stall but a
+	 * recovery: process dead_pid died, and the dead_sections read-side
+	 * sections it held open were ended (its reader slots freed). */
+	int dead_pid;
+	unsigned long dead_sections;
 };
 /* Where stall reports go (process-wide); NULL restores the default,
  * which prints one line to stderr. */

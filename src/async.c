@@ -69,7 +69,7 @@ static __thread struct srcu_struct *worker_of;
 
 static struct srcu__async *async_of(struct srcu_struct *sp)
 {
-	return load_acquire(&srcu__dom(sp)->async);
+	return load_acquire(srcu__domain_async(sp));
 }
 
 /* The worker's condition variable times its gathering on CLOCK_MONOTONIC
@@ -92,14 +92,14 @@ static struct srcu__async *async_get(struct srcu_struct *sp)
 	if (a)
 		return a;
 	pthread_mutex_lock(&srcu__domain_registry_lock);
-	a = srcu__dom(sp)->async;
+	a = *srcu__domain_async(sp);
 	if (!a && (a = calloc(1, sizeof(*a))) != NULL) {
 		pthread_mutex_init(&a->lock, NULL);
 		init_work_cond(a);
 		pthread_cond_init(&a->room, NULL);
 		a->tail = &a->head;
 		srcu__vg_quiet(&a->cursor, sizeof(a->cursor));   /* read by a fork child */
-		store_release(&srcu__dom(sp)->async, a);   /* pairs with async_of() */
+		store_release(srcu__domain_async(sp), a);   /* pairs with async_of() */
 	}
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
 	return a;
@@ -461,7 +461,7 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 	 * before this has it locked until fork_parent(), and one after it
 	 * sees NULL, so none locks a freed async. */
 	pthread_mutex_lock(&srcu__domain_registry_lock);
-	store_release(&srcu__dom(sp)->async, NULL);
+	store_release(srcu__domain_async(sp), NULL);
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
 	pthread_cond_destroy(&a->work);
 	pthread_cond_destroy(&a->room);
@@ -473,7 +473,7 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 /* Caller holds the registry lock, so the async cannot be freed here. */
 void srcu__async_fork_prepare(struct srcu_struct *sp)
 {
-	struct srcu__async *a = srcu__dom(sp)->async;
+	struct srcu__async *a = *srcu__domain_async(sp);
 
 	SRCU__TORTURE_POINT(FORK_PREPARE, a);
 	if (a)
@@ -482,7 +482,7 @@ void srcu__async_fork_prepare(struct srcu_struct *sp)
 
 void srcu__async_fork_parent(struct srcu_struct *sp)
 {
-	struct srcu__async *a = srcu__dom(sp)->async;
+	struct srcu__async *a = *srcu__domain_async(sp);
 
 	if (a)
 		pthread_mutex_unlock(&a->lock);
@@ -519,7 +519,7 @@ static void requeue_in_child(struct srcu__async *a)
  * parent's worker may have been waiting for a GP: not the child's. */
 void srcu__async_fork_child(struct srcu_struct *sp)
 {
-	struct srcu__async *a = srcu__dom(sp)->async;
+	struct srcu__async *a = *srcu__domain_async(sp);
 
 	if (!a)
 		return;

@@ -82,6 +82,26 @@ void srcu__backend_membarrier(void)
 	SRCU__TORTURE_POINT(MEMBARRIER, (void *)1);
 }
 
+int srcu__backend_register_global(void)
+{
+	int cmds = membarrier(MEMBARRIER_CMD_QUERY);
+
+	if (cmds < 0 || !(cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) ||
+	    membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) != 0)
+		return -ENOSYS;
+	return 0;
+}
+
+void srcu__backend_membarrier_global(void)
+{
+	/* Every running thread of every registered process (each process
+	 * attached to a shared domain registers) executes a full fence;
+	 * pairs with B, C and W in include/srcu.h in those processes. */
+	if (membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0)
+		srcu__report_fatal("membarrier(GLOBAL_EXPEDITED) failed after registration: %s",
+			    strerror(errno));
+}
+
 const char *srcu_version(void)
 {
 	return SRCU_VERSION_STRING;
@@ -92,19 +112,30 @@ const char *srcu_backend(void)
 	return load_relaxed(&srcu__backend_fence_mode) ? "fence" : "membarrier";
 }
 
-int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, long deadline_ns)
+/* private: FUTEX_PRIVATE_FLAG, for words only this process uses. */
+static int futex_wait(unsigned int *addr, unsigned int val, long deadline_ns, int private)
 {
 	struct timespec ts = { deadline_ns / 1000000000L, deadline_ns % 1000000000L };
 	long r;
 
 	if (deadline_ns < 0)
-		r = syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+		r = syscall(SYS_futex, addr, FUTEX_WAIT | private, val, NULL, NULL, 0);
 	else   /* BITSET: an absolute CLOCK_MONOTONIC deadline */
-		r = syscall(SYS_futex, addr, FUTEX_WAIT_BITSET_PRIVATE, val, &ts, NULL,
+		r = syscall(SYS_futex, addr, FUTEX_WAIT_BITSET | private, val, &ts, NULL,
 			    FUTEX_BITSET_MATCH_ANY);
 	if (r == 0 || errno == EAGAIN)
 		return 0;
 	return errno == ETIMEDOUT || errno == EINTR ? -errno : 0;
+}
+
+int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, long deadline_ns)
+{
+	return futex_wait(addr, val, deadline_ns, FUTEX_PRIVATE_FLAG);
+}
+
+int srcu__backend_futex_wait_pshared(unsigned int *addr, unsigned int val, long deadline_ns)
+{
+	return futex_wait(addr, val, deadline_ns, 0);
 }
 
 long srcu__backend_now_ns(void)
@@ -120,7 +151,12 @@ void srcu__backend_futex_wake(unsigned int *addr, int n)
 	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
-void srcu__backend_event_bump(unsigned int *event, unsigned int *sleepers)
+void srcu__backend_futex_wake_pshared(unsigned int *addr, int n)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE, n, NULL, NULL, 0);
+}
+
+static void event_bump(unsigned int *event, unsigned int *sleepers, bool pshared)
 {
 	/* Seq-cst RMW, then the sleeper count: pairs with the sleepers'
 	 * increment-then-futex_wait, so that either they see the new value
@@ -128,6 +164,21 @@ void srcu__backend_event_bump(unsigned int *event, unsigned int *sleepers)
 	 * but lose some: a sleeper about to wait on the new value would miss
 	 * the wake-up that cleared its flag.) */
 	__atomic_fetch_add(event, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST))
+	if (!__atomic_load_n(sleepers, __ATOMIC_SEQ_CST))
+		return;
+	if (pshared)
+		srcu__backend_futex_wake_pshared(event, INT_MAX);
+	else
 		srcu__backend_futex_wake(event, INT_MAX);
+}
+
+void srcu__backend_event_bump(unsigned int *event, unsigned int *sleepers)
+{
+	event_bump(event, sleepers, false);
+}
+
+/* The same for sleepers in any process (a shared domain's words). */
+void srcu__backend_event_bump_pshared(unsigned int *event, unsigned int *sleepers)
+{
+	event_bump(event, sleepers, true);
 }

@@ -24,7 +24,8 @@ pthread_mutex_t srcu__domain_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 struct srcu_struct *srcu__domain_table[SRCU__MAX_IDS];
 
 #define WORD_BITS 64u
-#define ID_WORDS (SRCU__MAX_IDS / WORD_BITS)
+/* Private domains take ids below the shared blocks (SRCU__SHARED_ID_FIRST). */
+#define ID_WORDS (SRCU__SHARED_ID_FIRST / WORD_BITS)
 /* Under the registry lock.  The sentinel ids are never free. */
 static uint64_t id_used[ID_WORDS] = { (1ull << SRCU__ID_FIRST) - 1 };
 static unsigned int id_first_free_word;  /* search hint */
@@ -137,7 +138,7 @@ int init_srcu_struct_named(struct srcu_struct *sp, const char *name)
 
 int srcu_set_name(struct srcu_struct *sp, const char *name)
 {
-	if (!sp)
+	if (!sp || srcu__id_shared(srcu__id_of(sp)))   /* a shared one's is in its file */
 		return -EINVAL;
 	store_relaxed(&sp->name, name);
 	return 0;
@@ -177,7 +178,7 @@ unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
 		pthread_mutex_unlock(&srcu__domain_registry_lock);
 		srcu__report_fatal("%s(): no domain id left for static domain '%s' "
 			    "(%u domains are live)", who, sp->name ? sp->name : "?",
-			    SRCU__MAX_IDS - SRCU__ID_FIRST);
+			    SRCU__SHARED_ID_FIRST - SRCU__ID_FIRST);
 	}
 	id = srcu__id_of(sp);
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
@@ -203,6 +204,34 @@ unsigned int srcu__domain_peek(struct srcu_struct *sp)
 void srcu__domain_retire_unused(struct srcu_struct *sp)
 {
 	domain_set_id(sp, SRCU__ID_DEAD);
+}
+
+void srcu__domain_attach_shared(struct srcu_struct *sp, unsigned int id)
+{
+	pthread_mutex_lock(&srcu__domain_registry_lock);
+	srcu__vg_quiet(sp, sizeof(*sp));
+	store_release(&srcu__domain_table[id], sp);
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
+}
+
+void srcu__domain_detach_shared(unsigned int id)
+{
+	pthread_mutex_lock(&srcu__domain_registry_lock);
+	store_release(&srcu__domain_table[id], NULL);
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
+}
+
+/* A shared domain's private area is in its file, the same bytes in every
+ * process: a pointer there would mean another thing in each. */
+static struct srcu__async *shared_async[SRCU__SHARED_BLOCKS];
+
+struct srcu__async **srcu__domain_async(struct srcu_struct *sp)
+{
+	unsigned int id = srcu__id_of(sp);
+
+	if (srcu__id_shared(id))
+		return &shared_async[(id - SRCU__SHARED_ID_FIRST) / SRCU__SHARED_BLOCK_IDS];
+	return &srcu__dom(sp)->async;
 }
 
 void srcu__domain_init(void)

@@ -44,105 +44,109 @@
  * read of seq serves it, its own included. */
 long srcu__fence_patience_ns = 1000 * 1000L;   /* tests may lengthen it */
 
-static struct {
+/* One service per kind of membarrier: the process's own (private), and
+ * the global one for shared domains.  Its words are this process's. */
+struct service {
 	unsigned long seq;        /* count << 1 | running */
 	unsigned int lock;        /* 0 free, 1: a caller runs membarriers */
 	unsigned int event;       /* futex word: bumped when one ends */
 	unsigned int sleepers;    /* callers asleep on event */
+	bool global;              /* GLOBAL_EXPEDITED, not PRIVATE_EXPEDITED */
 	unsigned long membarriers;/* run (statistics) */
 	unsigned long requests;   /* heavy fences asked for (statistics) */
-} fs __attribute__((aligned(64)));
+} __attribute__((aligned(64)));
 
-static bool seq_reached(unsigned long s)
+static struct service private_fs, global_fs = { .global = true };
+
+static bool seq_reached(struct service *fs, unsigned long s)
 {
-	return ULONG_CMP_GE(load_acquire(&fs.seq), s);
+	return ULONG_CMP_GE(load_acquire(&fs->seq), s);
 }
 
 /* Pairs with the sleepers' increment-then-sleep in wait_fence(). */
-static void event_bump(void)
+static void event_bump(struct service *fs)
 {
-	srcu__backend_event_bump(&fs.event, &fs.sleepers);
+	srcu__backend_event_bump(&fs->event, &fs->sleepers);
 }
 
-static void issue_membarrier(void)
+static void issue_membarrier(struct service *fs)
 {
 	SRCU__TORTURE_POINT(FENCE_BEGUN, NULL);
-	srcu__backend_membarrier();
-	__atomic_fetch_add(&fs.membarriers, 1, __ATOMIC_RELAXED);
+	if (fs->global)
+		srcu__backend_membarrier_global();
+	else
+		srcu__backend_membarrier();
+	__atomic_fetch_add(&fs->membarriers, 1, __ATOMIC_RELAXED);
 }
 
-/* Run membarriers until seq reaches s (caller holds fs.lock). */
-static void run_fences(unsigned long s)
+/* Run membarriers until seq reaches s (caller holds fs->lock). */
+static void run_fences(struct service *fs, unsigned long s)
 {
 	unsigned long seq;
 
-	while (ULONG_CMP_LT(seq = load_relaxed(&fs.seq), s)) {
-		store_relaxed(&fs.seq, seq + 1);
+	while (ULONG_CMP_LT(seq = load_relaxed(&fs->seq), s)) {
+		store_relaxed(&fs->seq, seq + 1);
 		/* FM: pairs with FS in srcu__fence_heavy(): the "running" store
 		 * before the membarrier, so that a caller whose read of seq did
 		 * not see it (and so counts on this membarrier) issued every
 		 * access before its FS before this membarrier began. */
 		srcu__smp_mb();
-		issue_membarrier();
+		issue_membarrier(fs);
 		/* Release: pairs with the acquire in seq_reached(): a caller
 		 * that sees the end sees it after every thread's fence. */
-		store_release(&fs.seq, seq + 2);
-		event_bump();
+		store_release(&fs->seq, seq + 2);
+		event_bump(fs);
 	}
 }
 
-static void unlock(void)
+static void unlock(struct service *fs)
 {
-	store_release(&fs.lock, 0);
-	event_bump();   /* a caller not yet served takes over */
+	store_release(&fs->lock, 0);
+	event_bump(fs);   /* a caller not yet served takes over */
 }
 
 /* Wait for the running membarrier to end or the lock to be freed, or
  * until the deadline (CLOCK_MONOTONIC ns). */
-static void wait_fence(unsigned long s, unsigned int ev, long deadline_ns)
+static void wait_fence(struct service *fs, unsigned long s, unsigned int ev, long deadline_ns)
 {
 	long start = srcu__backend_now_ns();
 	int i;
 
 	do {
 		for (i = 0; i < 16; i++) {
-			if (load_acquire(&fs.event) != ev || seq_reached(s))
+			if (load_acquire(&fs->event) != ev || seq_reached(fs, s))
 				return;
 			srcu__cpu_relax();
 		}
 	} while (srcu__backend_now_ns() - start < FENCE_SPIN_NS);
-	__atomic_fetch_add(&fs.sleepers, 1, __ATOMIC_SEQ_CST);
-	srcu__backend_futex_wait(&fs.event, ev, deadline_ns);
-	__atomic_fetch_sub(&fs.sleepers, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&fs->sleepers, 1, __ATOMIC_SEQ_CST);
+	srcu__backend_futex_wait(&fs->event, ev, deadline_ns);
+	__atomic_fetch_sub(&fs->sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
-void srcu__fence_heavy(void)
+static void fence_heavy(struct service *fs)
 {
 	unsigned long s;
 	long deadline = -1;
 
-	if (load_relaxed(&srcu__backend_fence_mode)) {
-		srcu__smp_mb();  /* A, W (fence backend): pairs with the readers' locked RMWs */
-		return;
-	}
 	/* FS: pairs with FM in run_fences(): what the caller's thread has
 	 * stored and seen so far (the updates its grace period publishes,
 	 * through P and S; a GP's waiting flag) before its read of seq, so
 	 * the membarrier it waits for begins after them and carries them to
 	 * every thread's fence point (doc/design.md, "The fence service"). */
 	srcu__smp_mb();
-	s = (load_relaxed(&fs.seq) + 3) & ~1ul;
+	s = (load_relaxed(&fs->seq) + 3) & ~1ul;
 	if (SRCU__BUSTED(EARLYFENCE))
-		s = (load_relaxed(&fs.seq) + 2) & ~1ul;   /* the one in flight */
-	__atomic_fetch_add(&fs.requests, 1, __ATOMIC_RELAXED);
+		s = (load_relaxed(&fs->seq) + 2) & ~1ul;   /* the one in flight */
+	__atomic_fetch_add(&fs->requests, 1, __ATOMIC_RELAXED);
 	for (;;) {
-		unsigned int ev = load_acquire(&fs.event);
+		unsigned int ev = load_acquire(&fs->event);
 
-		if (seq_reached(s))
+		if (seq_reached(fs, s))
 			break;
-		if (srcu__backend_trylock(&fs.lock)) {
-			run_fences(s);
-			unlock();
+		if (srcu__backend_trylock(&fs->lock)) {
+			run_fences(fs, s);
+			unlock(fs);
 			break;
 		}
 		if (deadline < 0) {
@@ -151,10 +155,10 @@ void srcu__fence_heavy(void)
 			/* FM: as in run_fences(); this one begins after our
 			 * read of seq, so it serves us. */
 			srcu__smp_mb();
-			issue_membarrier();
+			issue_membarrier(fs);
 			break;
 		}
-		wait_fence(s, ev, deadline);
+		wait_fence(fs, s, ev, deadline);
 	}
 	/* FE: pairs with the membarrier through seq's release and the
 	 * acquire above: the caller's later accesses (a check's lock sums)
@@ -162,17 +166,41 @@ void srcu__fence_heavy(void)
 	srcu__smp_mb();
 }
 
+void srcu__fence_heavy(void)
+{
+	if (load_relaxed(&srcu__backend_fence_mode)) {
+		srcu__smp_mb();  /* A, W (fence backend): pairs with the readers' locked RMWs */
+		return;
+	}
+	fence_heavy(&private_fs);
+}
+
+/* Whatever this process's backend: other attached processes may use
+ * membarrier, and their readers only compiler barriers. */
+void srcu__fence_heavy_global(void)
+{
+	fence_heavy(&global_fs);
+}
+
 void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests)
 {
-	*membarriers = __atomic_load_n(&fs.membarriers, __ATOMIC_RELAXED);
-	*requests = __atomic_load_n(&fs.requests, __ATOMIC_RELAXED);
+	*membarriers = __atomic_load_n(&private_fs.membarriers, __ATOMIC_RELAXED) +
+		       __atomic_load_n(&global_fs.membarriers, __ATOMIC_RELAXED);
+	*requests = __atomic_load_n(&private_fs.requests, __ATOMIC_RELAXED) +
+		    __atomic_load_n(&global_fs.requests, __ATOMIC_RELAXED);
 }
 
 /* In a fork child: the other threads, a running membarrier among them,
  * are gone. */
+static void service_fork_child(struct service *fs)
+{
+	fs->seq &= ~1ul;
+	fs->lock = 0;
+	fs->sleepers = 0;
+}
+
 void srcu__fence_fork_child(void)
 {
-	fs.seq &= ~1ul;
-	fs.lock = 0;
-	fs.sleepers = 0;
+	service_fork_child(&private_fs);
+	service_fork_child(&global_fs);
 }

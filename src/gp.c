@@ -37,6 +37,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define SEQ_STATE_MASK 3ul
 #define SEQ_SCAN1      1ul
@@ -54,8 +56,13 @@
 
 /* Sleep on a futex word; with a deadline, call its late hook once when
  * the deadline has passed (then the caller's loop sleeps on). */
-static void wait_on(unsigned int *addr, unsigned int val, struct srcu__deadline *dl,
-		    long also_until)
+static bool shared(struct srcu_struct *sp)
+{
+	return srcu__id_shared(srcu__id_of(sp));
+}
+
+static void wait_on(struct srcu_struct *sp, unsigned int *addr, unsigned int val,
+		    struct srcu__deadline *dl, long also_until)
 {
 	bool timed = dl && dl->late;
 	void (*late)(void *);
@@ -63,7 +70,10 @@ static void wait_on(unsigned int *addr, unsigned int val, struct srcu__deadline 
 
 	if (timed && (until < 0 || dl->at_ns < until))
 		until = dl->at_ns;
-	srcu__backend_futex_wait(addr, val, until);
+	if (shared(sp))   /* the word is in the file: woken from any process */
+		srcu__backend_futex_wait_pshared(addr, val, until);
+	else
+		srcu__backend_futex_wait(addr, val, until);
 	if (timed && now_ns() >= dl->at_ns) {
 		late = dl->late;
 		dl->late = NULL;
@@ -99,6 +109,8 @@ struct srcu__scan {
 	bool others;   /* a record owned by another thread than the caller */
 	unsigned long unlocks[2];      /* the unlock sum of each index */
 	unsigned long down_unlocks[2]; /* srcu_up_read() counts in it */
+	bool shared;                   /* a shared domain: the file's slots */
+	unsigned int shm_slots;        /* how many of them the unlock sum read */
 };
 
 static void scan_note(struct srcu__scan *scan, unsigned int i)
@@ -145,6 +157,24 @@ static unsigned long checked_locks(struct srcu_struct *sp, unsigned int id,
 	return l;
 }
 
+/* A shared domain's lock sum over the first n slots, each slot's balance
+ * checked as checked_locks() checks a record's. */
+static unsigned long shared_locks(struct srcu_struct *sp, int idx, unsigned int n,
+				  const char *hint)
+{
+	unsigned long sum;
+	int bad_pid = 0;
+
+	sum = srcu__shm_sum_locks(srcu__shm_block(srcu__id_of(sp)), idx, n, &bad_pid);
+	if (SRCU__UNLIKELY(bad_pid)) {
+		char t[48];
+
+		snprintf(t, sizeof(t), "a thread of process %d", bad_pid);
+		srcu__report_extra_unlock(sp, t, idx, hint);
+	}
+	return sum;
+}
+
 static void add_unlocks(struct srcu__scan *scan, struct srcu__record *r, unsigned int id)
 {
 	/* Acquire pairs with the release in srcu_read_unlock() (C): the
@@ -169,6 +199,13 @@ static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 	for (i = 0; i < 2; i++)
 		scan->unlocks[i] = scan->down_unlocks[i] =
 			load_acquire(&srcu__dom(sp)->down_unlock[i]);
+	if (srcu__id_shared(id)) {
+		/* Every process's readers count in the file's slots: sum
+		 * them all; other processes' threads always need fence A. */
+		scan->shared = scan->others = true;
+		scan->shm_slots = srcu__shm_sum_unlocks(srcu__shm_block(id), scan->unlocks);
+		return;
+	}
 	scan->records = load_acquire(&srcu__reader_count);
 	n = dense_records(scan);
 	for (w = 0; w * SCAN_WORD_BITS < n; w++) {
@@ -217,6 +254,8 @@ static unsigned long sum_locks(struct srcu_struct *sp, int idx, const struct src
 	struct srcu__record *r;
 
 	check_down(sp, idx, scan->down_unlocks[idx], sum);
+	if (scan->shared)
+		return sum + shared_locks(sp, idx, scan->shm_slots, hint);
 	for (w = 0; w * SCAN_WORD_BITS < n; w++)
 		for (unsigned long bits = scan->counted[w]; bits; bits &= bits - 1) {
 			unsigned int i = w * SCAN_WORD_BITS + (unsigned int)__builtin_ctzl(bits);
@@ -243,6 +282,12 @@ static void check_unlocks(struct srcu_struct *sp, int idx)
 	struct srcu__record *r;
 
 	check_down(sp, idx, du, load_acquire(&srcu__dom(sp)->down_lock[idx]));
+	if (srcu__id_shared(id)) {
+		(void)shared_locks(sp, idx, load_acquire(&srcu__shm_att[srcu__shm_block(id)].hdr->slots_high),
+				   ", found by a grace-period scan (an unlock with the other "
+				   "section's index?)");
+		return;
+	}
 	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
 		if (load_acquire(&r->tid))
 			(void)checked_locks(sp, id, r, idx, ", found by a grace-period scan "
@@ -268,6 +313,8 @@ static void check_fence(struct srcu_struct *sp, const struct srcu__scan *scan)
 	 */
 	if (SRCU__BUSTED(NOFENCE))
 		;
+	else if (scan->shared)
+		srcu__fence_heavy_global();   /* A: readers in every process */
 	else if (scan->others)
 		srcu__fence_heavy();
 	else
@@ -341,18 +388,48 @@ static bool spin_until_done(struct srcu_struct *sp, int idx, long pause_ns, long
 	}
 }
 
+/* Shared domains: how soon a sleeping GP first looks for dead owners
+ * among the processes whose sections it waits for, and the longest it
+ * waits between looks (a killed reader never wakes it; the next GP must
+ * end within a second of the kill). */
+#define DEAD_CHECK_FIRST_NS (10 * 1000 * 1000L)
+#define DEAD_CHECK_MAX_NS   (160 * 1000 * 1000L)
+
+/* Balance and free the slots of dead processes (caller holds gp_lock),
+ * and report each (doc/shared.md, "Dead owners"). */
+static void recover_dead(struct srcu_struct *sp)
+{
+	struct srcu__shm_dead dead[16];
+	unsigned int n = srcu__shm_recover(srcu__shm_block(srcu__id_of(sp)), dead, 16);
+
+	for (unsigned int i = 0; i < n; i++)
+		srcu__stall_report_dead(sp, dead[i].pid, dead[i].sections);
+}
+
+static long earliest(long a, long b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
 static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadline *dl)
 {
 	unsigned int id = srcu__id_of(sp);
 	unsigned int *waiting = srcu__gp_waiting(id, idx), *wake_seq = srcu__gp_wake_seq(id);
 	struct srcu__stall_watch watch;
+	long dead_check = -1, dead_interval = DEAD_CHECK_FIRST_NS;
 
 	srcu__stall_watch_init(sp, &watch);
+	if (shared(sp))
+		dead_check = now_ns() + dead_interval;
 	store_relaxed(waiting, 1);
 	/* W: pairs with W in srcu_read_unlock(): each unlock after this
 	 * fence sees the flag and wakes us; each one before it is counted
-	 * by the scans below. */
-	srcu__fence_heavy();
+	 * by the scans below.  A shared domain's flag is in its file, seen
+	 * by readers in every process, which the global membarrier fences. */
+	if (shared(sp))
+		srcu__fence_heavy_global();
+	else
+		srcu__fence_heavy();
 	for (;;) {
 		/* Acquire pairs with the waking reader's seq-cst bump in
 		 * srcu__wake_gp(): if we see the bump we see its count. */
@@ -361,7 +438,13 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 		if (readers_look_done(sp, idx) && srcu__gp_readers_done(sp, idx))
 			break;
 		stat_inc(&srcu__dom(sp)->stat_sleeps);
-		wait_on(wake_seq, seq, dl, srcu__stall_deadline(&watch));
+		wait_on(sp, wake_seq, seq, dl, earliest(srcu__stall_deadline(&watch), dead_check));
+		if (dead_check >= 0 && now_ns() >= dead_check) {
+			recover_dead(sp);
+			dead_interval = dead_interval * 2 > DEAD_CHECK_MAX_NS ?
+					DEAD_CHECK_MAX_NS : dead_interval * 2;
+			dead_check = now_ns() + dead_interval;
+		}
 		check_unlocks(sp, idx ^ 1);   /* a stall caused by misuse? */
 		srcu__stall_check(sp, idx, &watch);
 	}
@@ -384,7 +467,10 @@ static void gp_event_bump(struct srcu_struct *sp)
 	struct srcu__domain *d = srcu__dom(sp);
 
 	/* Pairs with the waiters' increment-then-sleep in wait_for_gp_event(). */
-	srcu__backend_event_bump(&d->gp_event, &d->gp_event_waiters);
+	if (shared(sp))
+		srcu__backend_event_bump_pshared(&d->gp_event, &d->gp_event_waiters);
+	else
+		srcu__backend_event_bump(&d->gp_event, &d->gp_event_waiters);
 }
 
 static void flip(struct srcu_struct *sp)
@@ -451,9 +537,56 @@ static void seq_request(unsigned long *needed, unsigned long s)
 		;
 }
 
+/* What gp_lock holds while this process runs a GP: 1, or for a shared
+ * domain the process's token (1 + one of its slots), which names the
+ * owner for a waiter that may find it dead. */
+static unsigned int lock_token(struct srcu_struct *sp)
+{
+	unsigned int id = srcu__id_of(sp), token;
+	char n[SRCU__NAME_LEN];
+
+	if (!srcu__id_shared(id))
+		return 1;
+	token = srcu__shm_token(srcu__shm_block(id));
+	if (!token)   /* a fork child that finds no slot free */
+		srcu__report_fatal("process %d cannot run a grace period of shared domain %s: "
+			    "it holds no slot in it and none is free",
+			    (int)getpid(), srcu__report_name(sp, n, sizeof(n)));
+	return token;
+}
+
 bool srcu__gp_trylock(struct srcu_struct *sp)
 {
-	return srcu__backend_trylock(&srcu__dom(sp)->gp_lock);
+	unsigned int *lock = &srcu__dom(sp)->gp_lock, expected = 0;
+
+	return load_relaxed(lock) == 0 &&
+	       __atomic_compare_exchange_n(lock, &expected, lock_token(sp), false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/*
+ * A shared domain's gp_lock whose holder died: take it over.  Its grace
+ * period may have stopped anywhere; it is begun again (gp_seq's state
+ * bits cleared, the waiting flags down): re-scanning is always safe, and
+ * a flip it made stands, as any flip does.  The dead holder's token slot
+ * is freed only under the lock (recover_dead(); an attacher's
+ * claim_dead() skips it), so the token cannot name a new process
+ * meanwhile.
+ */
+static bool take_over(struct srcu_struct *sp)
+{
+	struct srcu__domain *d = srcu__dom(sp);
+	unsigned int id = srcu__id_of(sp), token = load_acquire(&d->gp_lock);
+
+	if (!token || !srcu__shm_token_dead(srcu__shm_block(id), token) ||
+	    !__atomic_compare_exchange_n(&d->gp_lock, &token, lock_token(sp), false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	store_relaxed(srcu__gp_waiting(id, 0), 0);
+	store_relaxed(srcu__gp_waiting(id, 1), 0);
+	store_release(&d->gp_seq, load_relaxed(&d->gp_seq) & ~SEQ_STATE_MASK);
+	recover_dead(sp);
+	return true;
 }
 
 void srcu__gp_unlock(struct srcu_struct *sp)
@@ -498,16 +631,29 @@ static bool gp_event_soon(struct srcu_struct *sp, unsigned int ev)
 	return false;
 }
 
+/* Wait for the next GP end or gp_lock release.  A shared domain's holder
+ * may die and never bump gp_event: its waiters wake up now and then
+ * (*patience_ns, doubling) and see whether it is alive. */
 static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev,
-			      struct srcu__deadline *dl)
+			      struct srcu__deadline *dl, long *patience_ns)
 {
 	struct srcu__domain *d = srcu__dom(sp);
+	long until = -1;
 
 	if (!load_relaxed(&d->gp_heavy) && gp_event_soon(sp, ev))
 		return;
+	if (shared(sp))
+		until = now_ns() + *patience_ns;
 	__atomic_fetch_add(&d->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
-	wait_on(&d->gp_event, ev, dl, -1);
+	wait_on(sp, &d->gp_event, ev, dl, until);
 	__atomic_fetch_sub(&d->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
+	if (until >= 0 && now_ns() >= until) {
+		if (take_over(sp)) {
+			srcu__gp_unlock(sp);   /* the caller's loop runs the GP */
+		}
+		if (*patience_ns < DEAD_CHECK_MAX_NS)
+			*patience_ns *= 2;
+	}
 }
 
 static void check_not_reader(struct srcu_struct *sp, const char *who)
@@ -563,6 +709,8 @@ bool srcu__gp_needed(struct srcu_struct *sp)
 /* Return once gp_seq has reached s, running GPs when nobody else does. */
 static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__deadline *dl)
 {
+	long patience = DEAD_CHECK_FIRST_NS;
+
 	for (;;) {
 		unsigned int ev = load_acquire(&srcu__dom(sp)->gp_event);
 
@@ -572,7 +720,7 @@ static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__d
 			run_gps(sp, s, dl);
 			srcu__gp_unlock(sp);
 		} else {
-			wait_for_gp_event(sp, ev, dl);
+			wait_for_gp_event(sp, ev, dl, &patience);
 		}
 	}
 	/* F: pairs with the last check's A (through gp_seq's release and

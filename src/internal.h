@@ -10,16 +10,19 @@
  *   backend.c    membarrier and the backend choice, futexes, clock
  *   fence.c      the fence service: one membarrier shared by every caller
  *   domain.c     domain ids, the id -> domain table, the registry lock
+ *   shm.c        shared domains' files: layout, slots, owners' liveness
  *   reader.c     reader records, the read side's slow paths, thread exit,
  *                srcu_down_read()/srcu_up_read()
  *   stall.c      stall reports and deadlock probes of a sleeping GP
  *   gp.c         the grace-period engine: sums, checks, sharing, polling
  *   async.c      call_srcu(), srcu_barrier(), start_poll and their worker
+ *   shared.c     process-shared domains: create, attach, detach, fork
  *   lifecycle.c  start-up, fork(), cleanup_srcu_struct(), srcu_get_stats()
  *   gate.c       srcu_gate: the reset-backoff lock built on a domain
  *
  * Each file's shared names carry its prefix: srcu__report_, srcu__backend_,
- * srcu__fence_, srcu__domain_, srcu__reader_, srcu__stall_, srcu__gp_, srcu__async_.
+ * srcu__fence_, srcu__domain_, srcu__shm_, srcu__reader_, srcu__stall_, srcu__gp_,
+ * srcu__async_, srcu__shared_.
  * Exceptions: the processor primitives (srcu__smp_mb, srcu__cpu_relax,
  * srcu__barrier) and the names the public headers already export
  * (srcu__slots, srcu__gp_waits, srcu__read_*_slow, srcu__wake_gp).
@@ -158,11 +161,20 @@ SRCU__HIDDEN extern int srcu__backend_fence_mode;
 /* membarrier(PRIVATE_EXPEDITED): a full fence on every thread of the
  * process.  Only fence.c calls it. */
 SRCU__HIDDEN void srcu__backend_membarrier(void);
+/* membarrier(GLOBAL_EXPEDITED): a full fence on every running thread of
+ * every process registered for it (shared domains; fence.c calls it). */
+SRCU__HIDDEN void srcu__backend_membarrier_global(void);
+/* Register this process for it: 0, or -ENOSYS where the kernel lacks it. */
+SRCU__HIDDEN int srcu__backend_register_global(void);
 SRCU__HIDDEN void srcu__backend_init(void);
 SRCU__HIDDEN void srcu__backend_fork_child(void);
 
 /* ---- futex helpers (backend.c) ---- */
 SRCU__HIDDEN void srcu__backend_futex_wake(unsigned int *addr, int n);
+/* The same on a word other processes share (no FUTEX_PRIVATE_FLAG). */
+SRCU__HIDDEN void srcu__backend_futex_wake_pshared(unsigned int *addr, int n);
+SRCU__HIDDEN int srcu__backend_futex_wait_pshared(unsigned int *addr, unsigned int val,
+						  long deadline_ns);
 /* Sleep while *addr == val, until woken or CLOCK_MONOTONIC deadline_ns
  * (< 0: none).  0 (woken, value changed, or spurious), -ETIMEDOUT, or
  * -EINTR (a signal handler ran).  Callers re-check their condition. */
@@ -174,6 +186,7 @@ SRCU__HIDDEN long srcu__backend_now_ns(void);
  * before they sleep on the value they saw, so that either they see the
  * new value or the bump sees them. */
 SRCU__HIDDEN void srcu__backend_event_bump(unsigned int *event, unsigned int *sleepers);
+SRCU__HIDDEN void srcu__backend_event_bump_pshared(unsigned int *event, unsigned int *sleepers);
 /* A one-word lock taken with a CAS after a plain look: a failing CAS would
  * take the line from its holder, once per waiting caller. */
 static inline bool srcu__backend_trylock(unsigned int *lock)
@@ -192,6 +205,10 @@ static inline bool srcu__backend_trylock(unsigned int *lock)
  * accesses after it.  One membarrier serves all callers that asked
  * before it began; with the fence backend, a local fence. */
 SRCU__HIDDEN void srcu__fence_heavy(void);
+/* The same for shared domains: every running thread of every process
+ * registered for global membarrier (all attached processes).  A service
+ * of its own, shared the same way. */
+SRCU__HIDDEN void srcu__fence_heavy_global(void);
 /* Membarriers run, heavy fences asked for: since the process started. */
 SRCU__HIDDEN void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests);
 SRCU__HIDDEN void srcu__fence_fork_child(void);
@@ -221,6 +238,126 @@ SRCU__HIDDEN unsigned int srcu__domain_peek(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__domain_unbind(struct srcu_struct *sp, unsigned int id);
 SRCU__HIDDEN void srcu__domain_retire_unused(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__domain_init(void);
+/* A shared domain mapped at sp in this process takes (or leaves) its id's
+ * table entry; its read-side words live in the file and are not touched. */
+SRCU__HIDDEN void srcu__domain_attach_shared(struct srcu_struct *sp, unsigned int id);
+SRCU__HIDDEN void srcu__domain_detach_shared(unsigned int id);
+/* Where sp's call_srcu() state hangs: in the domain, or for a shared
+ * domain (whose private area is in the file) in this process. */
+struct srcu__async;
+SRCU__HIDDEN struct srcu__async **srcu__domain_async(struct srcu_struct *sp);
+
+/* ---- shm.c ---- */
+
+static inline bool srcu__id_shared(unsigned int id)
+{
+	return id >= SRCU__SHARED_ID_FIRST;
+}
+
+static inline unsigned int srcu__shm_block(unsigned int id)
+{
+	return (id - SRCU__SHARED_ID_FIRST) / SRCU__SHARED_BLOCK_IDS;
+}
+
+static inline unsigned int srcu__shm_block_id(unsigned int b)
+{
+	return SRCU__SHARED_ID_FIRST + b * SRCU__SHARED_BLOCK_IDS;
+}
+
+/* The file: page 0 the header, with the domain at SRCU__SHM_DOMAIN_OFFSET;
+ * page 1 the block's srcu__gp_waits[] page; then a page per reader slot,
+ * its counters where the block's first id has them in a thread's table
+ * (offset 0), its owner at SRCU__SHM_OWNER_OFFSET. */
+#define SRCU__SHM_MAGIC          "SRCUSHM"
+#define SRCU__SHM_VERSION        1u
+#define SRCU__SHM_PAGE           4096u
+#define SRCU__SHM_DOMAIN_OFFSET  256u
+#define SRCU__SHM_WAITS_PAGE     1u
+#define SRCU__SHM_FIRST_SLOT_PAGE 2u
+#define SRCU__SHM_OWNER_OFFSET   2048u
+#define SRCU__SHM_MAX_SLOTS      65536u
+
+struct srcu__shm_header {
+	char magic[8];            /* SRCU__SHM_MAGIC, written last at creation */
+	uint32_t version;         /* SRCU__SHM_VERSION */
+	uint32_t header_size;     /* sizeof(struct srcu__shm_header) */
+	uint32_t page_size;       /* SRCU__SHM_PAGE */
+	uint32_t struct_size;     /* sizeof(struct srcu_struct) */
+	uint32_t domain_offset;   /* SRCU__SHM_DOMAIN_OFFSET */
+	uint32_t block;           /* the id block, the same in every process */
+	uint32_t slots;           /* reader slots */
+	uint32_t slots_high;      /* one past the highest slot ever claimed */
+	uint64_t size;            /* srcu__shm_size(slots) */
+	uint64_t pidns;           /* inode of the creator's pid namespace */
+	int32_t creator;          /* pid, for messages */
+	uint32_t reserved0;
+};
+_Static_assert(sizeof(struct srcu__shm_header) <= SRCU__SHM_DOMAIN_OFFSET,
+	       "the header fits before the domain");
+
+/* A slot's owner: a process, by pid and start time (a reused pid is
+ * another owner); 0 when free.  state says whether a thread of it has
+ * the slot mapped. */
+#define SRCU__SHM_FREE     0u
+#define SRCU__SHM_RESERVED 1u
+#define SRCU__SHM_MAPPED   2u
+struct srcu__shm_owner {
+	uint64_t owner;
+	uint32_t state;
+	uint32_t pad;
+};
+
+/* This process's attachment of block b (NULL hdr: none). */
+struct srcu__shm_att {
+	struct srcu__shm_header *hdr;   /* the whole file, mapped */
+	unsigned long len;
+	int fd;                         /* a duplicate, for mapping slots */
+	unsigned int home;              /* 1 + a slot of ours: the GP lock's token;
+					 * 0 in a fork child until it needs one */
+};
+SRCU__HIDDEN extern struct srcu__shm_att srcu__shm_att[SRCU__SHARED_BLOCKS];
+
+static inline struct srcu_struct *srcu__shm_domain(unsigned int b)
+{
+	return (struct srcu_struct *)(void *)((char *)srcu__shm_att[b].hdr +
+					      SRCU__SHM_DOMAIN_OFFSET);
+}
+
+/* This process's owner word. */
+SRCU__HIDDEN uint64_t srcu__shm_self(void);
+SRCU__HIDDEN void srcu__shm_fork_child(void);
+SRCU__HIDDEN unsigned long srcu__shm_size(unsigned int slots);
+/* 0, -EINVAL (garbage), -EPROTO (another layout version): reads only. */
+SRCU__HIDDEN int srcu__shm_validate(const struct srcu__shm_header *h, unsigned long file_size);
+SRCU__HIDDEN struct srcu__slot *srcu__shm_counters(unsigned int b, unsigned int i);
+SRCU__HIDDEN struct srcu__shm_owner *srcu__shm_owner_of(unsigned int b, unsigned int i);
+/* Reserve a free slot for this process: its index, or -1. */
+SRCU__HIDDEN int srcu__shm_reserve(unsigned int b);
+/* This process's GP-lock token in block b: 1 + its home slot, reserved
+ * now if it has none yet (a fork child); 0 if no slot is free. */
+SRCU__HIDDEN unsigned int srcu__shm_token(unsigned int b);
+/* A thread's first section: take a slot (reserved, else free) and map its
+ * page at page; the slot, or -1 if none is free.  Async-signal-safe. */
+SRCU__HIDDEN int srcu__shm_map_slot(unsigned int b, void *page);
+SRCU__HIDDEN void srcu__shm_release(unsigned int b, unsigned int i);
+/* This process's slots in state (SRCU__SHM_RESERVED or _MAPPED). */
+SRCU__HIDDEN unsigned int srcu__shm_count_reserved(unsigned int b, unsigned int state);
+/* A check's sums over the slots below slots_high: the unlock sums (added
+ * to unlocks[]) return how many slots they read, for the lock sum to read
+ * the same; a slot with more unlocks than locks sets *bad_pid. */
+SRCU__HIDDEN unsigned int srcu__shm_sum_unlocks(unsigned int b, unsigned long unlocks[2]);
+SRCU__HIDDEN unsigned long srcu__shm_sum_locks(unsigned int b, int idx, unsigned int n,
+					       int *bad_pid);
+/* Is the process whose GP-lock token this is dead? */
+SRCU__HIDDEN bool srcu__shm_token_dead(unsigned int b, unsigned int token);
+/* Balance and free every slot of a dead owner (caller holds the GP
+ * lock); what each dead process held, up to max, in dead: their count. */
+struct srcu__shm_dead {
+	int pid;
+	unsigned long sections;
+};
+SRCU__HIDDEN unsigned int srcu__shm_recover(unsigned int b, struct srcu__shm_dead *dead,
+					    unsigned int max);
 
 /* ---- reader.c ---- */
 
@@ -231,6 +368,10 @@ struct srcu__record {
 	int tid;                     /* owning thread, 0 while on the free list */
 	unsigned int index;          /* creation order: its bit in a srcu__scan */
 	unsigned int waiting_on;     /* domain id its thread synchronizes on, or 0 */
+	/* Per shared id block: 1 + the file slot mapped over this record's
+	 * page of that block, or 0 (shm.c).  Written by the owner with its
+	 * signals blocked; stays with the record across thread reuse. */
+	unsigned int shm_slot[SRCU__SHARED_BLOCKS];
 };
 
 /* Head of the registry of all reader records (acquire-load to traverse). */
@@ -288,6 +429,11 @@ SRCU__HIDDEN extern unsigned int srcu__reader_count;
 /* Does the calling thread hold a read-side section of sp?  Signal-safe
  * against handlers' sections on this thread. */
 SRCU__HIDDEN bool srcu__reader_self_inside(struct srcu_struct *sp);
+/* Shared block b is being detached: every record's page of it goes back
+ * to private memory (its slot was released by the caller).  Sections of
+ * this process on it: false, nothing done. */
+SRCU__HIDDEN bool srcu__reader_shared_idle(unsigned int b);
+SRCU__HIDDEN void srcu__reader_unmap_shared(unsigned int b);
 SRCU__HIDDEN void srcu__reader_init(void);
 SRCU__HIDDEN void srcu__reader_fork_child(void);
 SRCU__HIDDEN struct srcu__record *srcu__reader_self_record(void);
@@ -314,6 +460,9 @@ SRCU__HIDDEN void srcu__stall_check(struct srcu_struct *sp, int idx, struct srcu
 SRCU__HIDDEN extern int srcu__stall_deadlock_detect;
 /* The calling thread synchronizes on sp (NULL: no longer). */
 SRCU__HIDDEN void srcu__stall_set_waiting_on(struct srcu_struct *sp);
+/* Shared domains: process pid died holding sections open sections, now
+ * ended; reported through the stall handler. */
+SRCU__HIDDEN void srcu__stall_report_dead(struct srcu_struct *sp, int pid, unsigned long sections);
 
 
 /* ---- gp.c ---- */
@@ -344,6 +493,7 @@ SRCU__HIDDEN void srcu__gp_request(struct srcu_struct *sp, unsigned long s);
 /* In a fork child: the domain's grace-period state back to idle. */
 SRCU__HIDDEN void srcu__gp_fork_child(struct srcu_struct *sp);
 
+
 /* ---- async.c ---- */
 
 /* Start the domain's worker if needed and tell it to look for work. */
@@ -357,6 +507,12 @@ SRCU__HIDDEN void srcu__async_fork_parent(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__async_fork_child(struct srcu_struct *sp);
 /* Callback counters for srcu_get_stats(). */
 SRCU__HIDDEN void srcu__async_stats(struct srcu_struct *sp, struct srcu_stats *st);
+
+/* ---- shared.c ---- */
+
+/* In a fork child, after srcu__reader_fork_child(): the child attaches
+ * anew to the shared domains its parent had (identity, home slot). */
+SRCU__HIDDEN void srcu__shared_fork_child(void);
 
 
 #endif /* SRCU_INTERNAL_H */

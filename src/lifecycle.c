@@ -49,6 +49,8 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 	id = srcu__domain_peek(sp);
 	if (id == SRCU__ID_DEAD)
 		return -EINVAL;
+	if (srcu__id_shared(id))
+		return -EINVAL;           /* srcu_shared_detach() */
 	if (id == SRCU__ID_UNSET) {       /* static, never used */
 		srcu__domain_retire_unused(sp);
 		return 0;
@@ -76,6 +78,12 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 /* Every live domain, in id order (caller holds the registry lock). */
 #define FOR_LIVE_DOMAINS(id) \
 	for (id = SRCU__ID_FIRST; id < srcu__domain_id_high; id++) if (srcu__domain_table[id])
+/* The same for the shared domains attached (their GP state is in the
+ * file, the parent's and every other process's: only their call_srcu()
+ * state is this process's). */
+#define FOR_SHARED_DOMAINS(id) \
+	for (id = SRCU__SHARED_ID_FIRST; id < SRCU__MAX_IDS; id += SRCU__SHARED_BLOCK_IDS) \
+		if (srcu__domain_table[id])
 
 static void fork_prepare(void)
 {
@@ -84,6 +92,8 @@ static void fork_prepare(void)
 	pthread_mutex_lock(&srcu__domain_registry_lock);
 	FOR_LIVE_DOMAINS(id)
 		srcu__async_fork_prepare(srcu__domain_table[id]);
+	FOR_SHARED_DOMAINS(id)
+		srcu__async_fork_prepare(srcu__domain_table[id]);
 }
 
 static void fork_parent(void)
@@ -91,6 +101,8 @@ static void fork_parent(void)
 	unsigned int id;
 
 	FOR_LIVE_DOMAINS(id)
+		srcu__async_fork_parent(srcu__domain_table[id]);
+	FOR_SHARED_DOMAINS(id)
 		srcu__async_fork_parent(srcu__domain_table[id]);
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
 }
@@ -105,7 +117,10 @@ static void fork_child(void)
 		srcu__gp_fork_child(srcu__domain_table[id]);
 		srcu__async_fork_child(srcu__domain_table[id]);
 	}
+	FOR_SHARED_DOMAINS(id)
+		srcu__async_fork_child(srcu__domain_table[id]);
 	srcu__reader_fork_child();
+	srcu__shared_fork_child();
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
 }
 

@@ -43,10 +43,14 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 __thread struct srcu__slot *srcu__slots __attribute__((tls_model("initial-exec")));
 static __thread struct srcu__record *self;
-unsigned int srcu__gp_waits[SRCU__MAX_IDS * SRCU__SLOT_WORDS];
+/* Page-aligned: each shared block's page of it is mapped from the
+ * domain's file (shared.c), so that a waiting GP's flag reaches readers
+ * in every process. */
+unsigned int srcu__gp_waits[SRCU__MAX_IDS * SRCU__SLOT_WORDS] __attribute__((aligned(4096)));
 struct srcu__record *srcu__reader_records;
 int srcu__reader_owner[SRCU__DENSE_RECORDS];
 struct srcu__record *srcu__reader_dense[SRCU__DENSE_RECORDS];
@@ -205,6 +209,75 @@ static unsigned long count_mb(unsigned long *c)
 	return v;
 }
 
+/* The private page a shared block's slot is mapped over: the counters of
+ * the block's first id, which are the first of their page. */
+static void *shared_page(struct srcu__record *r, unsigned int b)
+{
+	return &r->slots[srcu__shm_block_id(b)];
+}
+
+static SRCU__NORETURN void report_no_slot(unsigned int id)
+{
+	struct srcu_struct *sp = load_relaxed(&srcu__domain_table[id]);
+	char n[SRCU__NAME_LEN], t[64];
+
+	if (!sp)
+		srcu__report_fatal("%s: a read-side section of a shared domain (id %u) that "
+			    "this process has not attached (srcu_shared_attach())",
+			    srcu__report_thread(t, sizeof(t)), id);
+	srcu__report_fatal("%s: no reader slot left in shared domain %s for process %d: "
+		    "every slot is taken (srcu_shared_reserve() reserves them ahead; "
+		    "srcu_shared_size() sizes the file for more)",
+		    srcu__report_thread(t, sizeof(t)), srcu__report_name(sp, n, sizeof(n)),
+		    (int)getpid());
+}
+
+/* The calling thread's first section of shared block b: map a slot of the
+ * file over its private page, and move there what the fast path counted
+ * on that page (the lock that got us here, and the sections of any
+ * handler that ran before the mapping).  Signals are blocked by the
+ * caller, so the page changes under no handler's feet. */
+static void shared_map(struct srcu__record *r, unsigned int id, unsigned int b)
+{
+	struct srcu__slot *s = &r->slots[id], moved = *s;
+	int slot;
+
+	if (!srcu__shm_att[b].hdr)
+		report_no_slot(id);
+	slot = srcu__shm_map_slot(b, shared_page(r, b));
+	if (slot < 0)
+		report_no_slot(id);
+	/* s is the file's slot now: the owner adds its counts, locks first
+	 * (a scan between the two sees the sections open, never ended). */
+	for (int idx = 0; idx < 2; idx++)
+		store_relaxed(&s->lock[idx], s->lock[idx] + srcu__count(moved.lock[idx]));
+	for (int idx = 0; idx < 2; idx++)
+		store_release(&s->unlock[idx], s->unlock[idx] + moved.unlock[idx]);
+	store_relaxed(&r->shm_slot[b], (unsigned int)slot + 1);
+}
+
+/* A lock of shared domain id found its word not noted: the thread's first
+ * on that index.  Map the slot if this is the first of the block, then
+ * note the word, so that later locks count straight on.  Shared domains
+ * have no reader sets: their scans sum the file's slots. */
+static void note_shared(unsigned int id, unsigned long *lock_word)
+{
+	struct srcu__record *r = self;
+	unsigned int b = srcu__shm_block(id);
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (!load_relaxed(&r->shm_slot[b]))
+		shared_map(r, id, b);
+	/* N (shared): the section's count in the file before its accesses,
+	 * as seen by a scan in any process (B after the return pairs with
+	 * A; this full fence also covers the fence backend). */
+	srcu__smp_mb();
+	__atomic_fetch_or(lock_word, SRCU__LOCK_NOTED, __ATOMIC_RELAXED);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* Put the calling thread's record in domain id's reader set, then mark
  * the lock word noted.  Async-signal-safe (a handler's section that
  * interrupts the caller between its count and this call finds the word
@@ -213,6 +286,11 @@ static void note_reader(unsigned int id, unsigned long *lock_word)
 {
 	struct srcu__record *r = self;
 	unsigned int i = r->index;
+
+	if (srcu__id_shared(id)) {
+		note_shared(id, lock_word);
+		return;
+	}
 
 	if (i < SRCU__DENSE_RECORDS)
 		__atomic_fetch_or(srcu__reader_noted_word(id, i), srcu__reader_noted_bit(i),
@@ -284,7 +362,10 @@ void srcu__wake_gp(unsigned int id)
 	 * grace period that sees the bump also sees the count (it loads the
 	 * futex word with acquire before its scan). */
 	__atomic_fetch_add(srcu__gp_wake_seq(id), 1, __ATOMIC_SEQ_CST);
-	srcu__backend_futex_wake(srcu__gp_wake_seq(id), 1);
+	if (srcu__id_shared(id))   /* the GP may sleep in another process */
+		srcu__backend_futex_wake_pshared(srcu__gp_wake_seq(id), 1);
+	else
+		srcu__backend_futex_wake(srcu__gp_wake_seq(id), 1);
 }
 
 /* After an out-of-line unlock of index idx of domain id (sp may already
@@ -302,6 +383,11 @@ unsigned int srcu__reader_threads(struct srcu_struct *sp)
 	unsigned int id = srcu__id_of(sp), n = 0;
 	struct srcu__record *r;
 
+	if (srcu__id_shared(id)) {   /* this process's threads with a slot */
+		for (r = load_acquire(&srcu__reader_records); r; r = r->next)
+			n += load_acquire(&r->tid) && load_relaxed(&r->shm_slot[srcu__shm_block(id)]);
+		return n;
+	}
 	/* A record in the domain's reader set was noted by its present
 	 * owner (release forgets); one past the dense table has no set and
 	 * may count a previous owner's reads. */
@@ -462,6 +548,16 @@ static void record_end_all(struct srcu__record *r, bool report)
 		end_abandoned(&r->slots[id], id, 0, report);
 		end_abandoned(&r->slots[id], id, 1, report);
 	}
+	/* Shared slots stay mapped in the record, and owned by this
+	 * process, for the thread that claims the record next. */
+	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++) {
+		unsigned int id = srcu__shm_block_id(b);
+
+		if (!load_relaxed(&r->shm_slot[b]))
+			continue;
+		end_abandoned(&r->slots[id], id, 0, report);
+		end_abandoned(&r->slots[id], id, 1, report);
+	}
 }
 
 /* A record about to be released leaves every reader set, and its lock
@@ -519,13 +615,60 @@ static void reader_exit(void *arg)
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
 }
 
+/* Record r's page of shared block b back to private, zeroed memory; keep
+ * gives the counts to copy there (a fork child's own sections, whose
+ * unlocks are to come), or NULL. */
+static void unmap_shared(struct srcu__record *r, unsigned int b, const struct srcu__slot *keep)
+{
+	struct srcu__slot copy;
+	void *page = shared_page(r, b);
+
+	if (keep) {
+		copy = *keep;
+		for (int idx = 0; idx < 2; idx++)
+			copy.lock[idx] = srcu__count(copy.lock[idx]);
+	}
+	if (mmap(page, SRCU__SHM_PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+		srcu__report_fatal("cannot unmap a shared domain's reader slot: %s", strerror(errno));
+	if (keep)
+		*(struct srcu__slot *)page = copy;
+	store_relaxed(&r->shm_slot[b], 0);
+}
+
+bool srcu__reader_shared_idle(unsigned int b)
+{
+	unsigned int id = srcu__shm_block_id(b);
+
+	for (struct srcu__record *r = load_acquire(&srcu__reader_records); r; r = r->next)
+		if (load_relaxed(&r->shm_slot[b]) && slot_open(&r->slots[id]) != 0)
+			return false;
+	return true;
+}
+
+void srcu__reader_unmap_shared(unsigned int b)
+{
+	pthread_mutex_lock(&srcu__domain_registry_lock);
+	for (struct srcu__record *r = srcu__reader_records; r; r = r->next)
+		if (load_relaxed(&r->shm_slot[b]))
+			unmap_shared(r, b, NULL);
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
+}
+
 /* In the child of fork(): the other threads are gone.  Their open sections
  * end with them (silently: they are still running in the parent).  Caller
- * holds srcu__domain_registry_lock. */
+ * holds srcu__domain_registry_lock.  First of all, every shared slot goes
+ * back to private memory: those slots are the parent's, which goes on
+ * counting in them (the child takes its own at its next section). */
 void srcu__reader_fork_child(void)
 {
 	struct srcu__record *r;
 
+	for (r = srcu__reader_records; r; r = r->next)
+		for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++)
+			if (r->shm_slot[b])
+				unmap_shared(r, b, r == self ?
+					     &r->slots[srcu__shm_block_id(b)] : NULL);
 	for (r = srcu__reader_records; r; r = r->next) {
 		if (r == self)
 			continue;

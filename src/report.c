@@ -21,6 +21,10 @@ const char *srcu__report_name(const struct srcu_struct *sp, char *buf, size_t le
 
 	if (n)
 		snprintf(buf, len, "'%s'", n);
+	else if (load_relaxed(&sp->slot_word) / SRCU__SLOT_WORDS >= SRCU__SHARED_ID_FIRST &&
+		 sp->srcu__pad[0])   /* a shared domain keeps its name in the file */
+		snprintf(buf, len, "'%.*s'", (int)sizeof(sp->srcu__pad) - 1,
+			 (const char *)sp->srcu__pad);
 	else
 		snprintf(buf, len, "srcu_struct@%p", (const void *)sp);
 	return buf;

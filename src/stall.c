@@ -226,6 +226,43 @@ static void default_report(const struct srcu_stall *s)
 	srcu__report_warn("%s", line);
 }
 
+/* To the program's handler, or to the default one. */
+static void deliver(const struct srcu_stall *s)
+{
+	void (*fn)(const struct srcu_stall *, void *);
+	void *arg;
+
+	pthread_mutex_lock(&stall_fn_lock);
+	fn = stall_fn;
+	arg = stall_arg;
+	pthread_mutex_unlock(&stall_fn_lock);
+	if (fn)
+		fn(s, arg);
+	else if (s->dead_pid && s->dead_sections)
+		srcu__report_warn("srcu: domain %s: process %d died inside %lu read-side "
+			   "critical section(s); they are treated as ended and its reader "
+			   "slots are free", s->domain, s->dead_pid, s->dead_sections);
+	else if (s->dead_pid)
+		srcu__report_warn("srcu: domain %s: process %d died attached (outside any "
+			   "read-side critical section); its reader slots are free",
+			   s->domain, s->dead_pid);
+	else
+		default_report(s);
+}
+
+void srcu__stall_report_dead(struct srcu_struct *sp, int pid, unsigned long sections)
+{
+	char name[SRCU__NAME_LEN];
+	struct srcu_stall s;
+
+	memset(&s, 0, sizeof(s));
+	s.domain = srcu__report_name(sp, name, sizeof(name));
+	s.idx = srcu__cur_idx(sp);
+	s.dead_pid = pid;
+	s.dead_sections = sections;
+	deliver(&s);
+}
+
 static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w,
 			 long now)
 {
@@ -233,8 +270,6 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 	struct srcu_stall_thread th[16];
 	char name[SRCU__NAME_LEN];
 	struct srcu_stall s;
-	void (*fn)(const struct srcu_stall *, void *);
-	void *arg;
 
 	memset(&s, 0, sizeof(s));
 	s.domain = srcu__report_name(sp, name, sizeof(name));
@@ -245,14 +280,7 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 	s.threads = th;
 	s.down_readers = load_acquire(&d->down_lock[idx]) - load_acquire(&d->down_unlock[idx]);
 	store_relaxed(&d->stat_stalls, load_relaxed(&d->stat_stalls) + 1);
-	pthread_mutex_lock(&stall_fn_lock);
-	fn = stall_fn;
-	arg = stall_arg;
-	pthread_mutex_unlock(&stall_fn_lock);
-	if (fn)
-		fn(&s, arg);
-	else
-		default_report(&s);
+	deliver(&s);
 }
 
 /* ---- deadlock probes ---- */

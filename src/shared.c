@@ -1,0 +1,368 @@
+/*
+ * shared.c: process-shared domains' public API (doc/shared.md): create a
+ * domain in a file, attach to it, reserve reader slots, detach, and what
+ * a fork child inherits.
+ *
+ * Attaching maps the whole file, registers for global membarrier, takes
+ * the domain's id block in this process (its id's table entry, and the
+ * block's page of srcu__gp_waits[] mapped from the file) and reserves a
+ * slot, whose number is the process's token in the GP lock.  The read
+ * side needs nothing more: a thread's first section maps a slot
+ * (reader.c).  Above async.c (detach drains call_srcu()) and gp.c
+ * (attach may recover dead processes' slots); lifecycle.c calls the fork
+ * handler.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Serializes attach, reserve and detach in this process. */
+static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
+
+unsigned long srcu_shared_size(unsigned int slots)
+{
+	return srcu__shm_size(slots);
+}
+
+/* The inode of this process's pid namespace: owners are named by pid, so
+ * every attacher must see the same pids. */
+static uint64_t pid_namespace(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+static bool page_size_ok(void)
+{
+	return sysconf(_SC_PAGESIZE) == SRCU__SHM_PAGE;
+}
+
+/* The block's page of srcu__gp_waits[]: from the file, or back to
+ * private zeroes. */
+static void *waits_page(unsigned int b)
+{
+	return &srcu__gp_waits[srcu__shm_block_id(b) * SRCU__SLOT_WORDS];
+}
+
+static int map_waits(unsigned int b, int fd)
+{
+	void *m = mmap(waits_page(b), SRCU__SHM_PAGE, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_FIXED, fd, (off_t)SRCU__SHM_WAITS_PAGE * SRCU__SHM_PAGE);
+
+	return m == MAP_FAILED ? -errno : 0;
+}
+
+static void unmap_waits(unsigned int b)
+{
+	if (mmap(waits_page(b), SRCU__SHM_PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		srcu__report_fatal("cannot unmap a shared domain's waiting flags: %s",
+			    strerror(errno));
+}
+
+static int file_size(int fd, unsigned long *size)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return -EINVAL;
+	*size = (unsigned long)st.st_size;
+	return 0;
+}
+
+/* The lowest block this process has free; -1 if none.  Caller holds
+ * attach_lock. */
+static int free_block(void)
+{
+	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++)
+		if (!srcu__shm_att[b].hdr)
+			return (int)b;
+	return -1;
+}
+
+/* Reserve n more slots for this process (all or none). */
+static int reserve(unsigned int b, unsigned int n)
+{
+	int *got = calloc(n ? n : 1, sizeof(*got));
+	unsigned int k = 0;
+
+	if (!got)
+		return -ENOMEM;
+	while (k < n && (got[k] = srcu__shm_reserve(b)) >= 0)
+		k++;
+	if (k < n)   /* not enough: give back what was taken */
+		while (k > 0)
+			srcu__shm_release(b, (unsigned int)got[--k]);
+	free(got);
+	return k == n ? 0 : -ENOSPC;
+}
+
+static void forget_block(unsigned int b)
+{
+	struct srcu__shm_att *a = &srcu__shm_att[b];
+
+	munmap(a->hdr, a->len);
+	close(a->fd);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Attach this process to the validated file mapped at h (len bytes,
+ * through fd, which is now ours) in block b.  Caller holds attach_lock. */
+static int attach_block(unsigned int b, struct srcu__shm_header *h, unsigned long len, int fd,
+			struct srcu_struct **spp)
+{
+	struct srcu__shm_att *a = &srcu__shm_att[b];
+	int err, home;
+
+	a->hdr = h;
+	a->len = len;
+	a->fd = fd;
+	if ((err = map_waits(b, fd)) != 0) {
+		forget_block(b);
+		return err;
+	}
+	home = srcu__shm_reserve(b);
+	if (home < 0) {
+		unmap_waits(b);
+		forget_block(b);
+		return -ENOSPC;
+	}
+	a->home = (unsigned int)home + 1;
+	srcu__domain_attach_shared(srcu__shm_domain(b), srcu__shm_block_id(b));
+	*spp = srcu__shm_domain(b);
+	return 0;
+}
+
+/* mmap the whole file and duplicate fd (close-on-exec). */
+static int map_file(int fd, unsigned long len, struct srcu__shm_header **h, int *dup)
+{
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (m == MAP_FAILED)
+		return -errno;
+	*dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (*dup < 0) {
+		int err = -errno;
+
+		munmap(m, len);
+		return err;
+	}
+	*h = m;
+	return 0;
+}
+
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int check_environment(void)
+{
+	if (!page_size_ok())
+		return -EOPNOTSUPP;
+	return srcu__backend_register_global();
+}
+
+/* Write a fresh header and domain; the magic last, with release, so that
+ * an attacher that sees it sees the rest. */
+static void format(struct srcu__shm_header *h, unsigned int slots, unsigned int b,
+		   const char *name)
+{
+	struct srcu_struct *sp = (struct srcu_struct *)(void *)((char *)h + SRCU__SHM_DOMAIN_OFFSET);
+	uint16_t w = (uint16_t)(srcu__shm_block_id(b) * SRCU__SLOT_WORDS);
+	uint64_t magic;
+
+	memset(h, 0, SRCU__SHM_PAGE);
+	h->version = SRCU__SHM_VERSION;
+	h->header_size = sizeof(*h);
+	h->page_size = SRCU__SHM_PAGE;
+	h->struct_size = sizeof(struct srcu_struct);
+	h->domain_offset = SRCU__SHM_DOMAIN_OFFSET;
+	h->block = b;
+	h->slots = slots;
+	h->size = srcu__shm_size(slots);
+	h->pidns = pid_namespace();
+	h->creator = (int32_t)getpid();
+	sp->slot_word = w;
+	sp->lock_word = w;
+	sp->name = NULL;   /* a pointer would mean another thing in each process */
+	if (name)
+		strncpy((char *)sp->srcu__pad, name, sizeof(sp->srcu__pad) - 1);
+	memcpy(&magic, SRCU__SHM_MAGIC, sizeof(magic));
+	/* Release: pairs with the acquire in srcu_shared_attach(): an
+	 * attacher that sees the magic sees the header and domain. */
+	store_release((uint64_t *)(void *)h->magic, magic);
+}
+
+int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
+			    struct srcu_struct **spp)
+{
+	unsigned long size = srcu__shm_size(slots), have;
+	struct srcu__shm_header *h;
+	int err, b, dup;
+
+	if (!spp || !size || file_size(fd, &have) != 0)
+		return -EINVAL;
+	if ((err = check_environment()) != 0)
+		return err;
+	if (have >= SRCU__SHM_PAGE) {   /* a domain there already? */
+		char magic[8];
+
+		if (pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+		    memcmp(magic, SRCU__SHM_MAGIC, sizeof(magic)) == 0)
+			return -EEXIST;
+	}
+	if (have < size && ftruncate(fd, (off_t)size) != 0)
+		return -errno;
+	pthread_mutex_lock(&attach_lock);
+	b = free_block();
+	if (b < 0) {
+		pthread_mutex_unlock(&attach_lock);
+		return -ENOSPC;
+	}
+	if ((err = map_file(fd, size, &h, &dup)) == 0) {
+		format(h, slots, (unsigned int)b, name);
+		err = attach_block((unsigned int)b, h, size, dup, spp);
+	}
+	pthread_mutex_unlock(&attach_lock);
+	return err;
+}
+
+int srcu_shared_attach(int fd, struct srcu_struct **spp)
+{
+	struct srcu__shm_header *h;
+	unsigned long have;
+	int err, dup;
+	unsigned int b;
+
+	if (!spp || file_size(fd, &have) != 0 || have < SRCU__SHM_PAGE)
+		return -EINVAL;
+	if ((err = check_environment()) != 0)
+		return err;
+	pthread_mutex_lock(&attach_lock);
+	if ((err = map_file(fd, have, &h, &dup)) != 0)
+		goto out;
+	/* Acquire: pairs with the release of the creator's magic. */
+	(void)load_acquire((uint64_t *)(void *)h->magic);
+	err = srcu__shm_validate(h, have);
+	if (!err && h->pidns != pid_namespace())
+		err = -EXDEV;
+	b = err ? 0 : h->block;
+	if (!err && srcu__shm_att[b].hdr)
+		err = same_file(srcu__shm_att[b].fd, fd) ? -EALREADY : -EADDRINUSE;
+	if (err) {
+		munmap(h, have);
+		close(dup);
+		goto out;
+	}
+	err = attach_block(b, h, have, dup, spp);
+out:
+	pthread_mutex_unlock(&attach_lock);
+	return err;
+}
+
+/* sp's block if sp is a shared domain attached here, else -1. */
+static int block_of(struct srcu_struct *sp)
+{
+	unsigned int id;
+
+	if (!sp)
+		return -1;
+	id = srcu__domain_peek(sp);
+	if (!srcu__id_shared(id) || id != srcu__shm_block_id(srcu__shm_block(id)) ||
+	    srcu__shm_att[srcu__shm_block(id)].hdr == NULL ||
+	    srcu__shm_domain(srcu__shm_block(id)) != sp)
+		return -1;
+	return (int)srcu__shm_block(id);
+}
+
+bool srcu_shared(struct srcu_struct *sp)
+{
+	return block_of(sp) >= 0;
+}
+
+int srcu_shared_reserve(struct srcu_struct *sp, unsigned int threads)
+{
+	int b = block_of(sp), err = 0;
+	unsigned int have;
+
+	if (b < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&attach_lock);
+	have = srcu__shm_count_reserved((unsigned int)b, SRCU__SHM_RESERVED) +
+	       srcu__shm_count_reserved((unsigned int)b, SRCU__SHM_MAPPED);
+	if (threads > have)
+		err = reserve((unsigned int)b, threads - have);
+	pthread_mutex_unlock(&attach_lock);
+	return err;
+}
+
+/* Give back every slot this process holds in block b (no section open). */
+static void release_all(unsigned int b)
+{
+	uint64_t me = srcu__shm_self();
+
+	for (unsigned int i = 0; i < srcu__shm_att[b].hdr->slots_high; i++)
+		if (load_relaxed(&srcu__shm_owner_of(b, i)->owner) == me)
+			srcu__shm_release(b, i);
+}
+
+int srcu_shared_detach(struct srcu_struct *sp)
+{
+	int b = block_of(sp), err;
+
+	if (b < 0)
+		return -EINVAL;
+	err = srcu__async_cleanup(sp);   /* callbacks pending: -EBUSY */
+	if (err)
+		return err;
+	pthread_mutex_lock(&attach_lock);
+	if (load_acquire(&srcu__dom(sp)->gp_lock) == srcu__shm_att[b].home ||
+	    !srcu__reader_shared_idle((unsigned int)b)) {
+		pthread_mutex_unlock(&attach_lock);
+		return -EBUSY;
+	}
+	srcu__domain_detach_shared(srcu__shm_block_id((unsigned int)b));
+	srcu__reader_unmap_shared((unsigned int)b);
+	release_all((unsigned int)b);
+	unmap_waits((unsigned int)b);
+	forget_block((unsigned int)b);
+	pthread_mutex_unlock(&attach_lock);
+	return 0;
+}
+
+/*
+ * In a fork child (lifecycle.c; reader.c has given the parent's slots
+ * back to private memory): the child is a process of its own, attached
+ * to every domain its parent was.  It registers for global membarrier
+ * (its readers count with compiler barriers only), takes its own
+ * identity, and holds no slot yet: its threads take free ones at their
+ * first section, and its first grace period takes its home slot
+ * (srcu__shm_token()), so that a child that execs at once costs nothing.
+ */
+void srcu__shared_fork_child(void)
+{
+	pthread_mutex_init(&attach_lock, NULL);
+	srcu__shm_fork_child();
+	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++) {
+		if (!srcu__shm_att[b].hdr)
+			continue;
+		if (srcu__backend_register_global() != 0)
+			srcu__report_fatal("fork child %d: membarrier(REGISTER_GLOBAL_EXPEDITED) "
+				    "failed: it cannot read shared domains", (int)getpid());
+		srcu__shm_att[b].home = 0;
+	}
+}

@@ -1,0 +1,473 @@
+/*
+ * shm.c: the file of a process-shared domain (doc/shared.md): its layout,
+ * this process's attachments, reader slots and who owns them, whether an
+ * owner is alive, and the grace period's sums over the slots.
+ *
+ * A slot is one page of the file, mapped MAP_FIXED | MAP_SHARED over the
+ * page of a thread's counter table (reader.c) that holds the domain's id:
+ * the inline read side then counts straight into the file, unchanged.
+ * Every slot belongs to a process (its owner word: pid and start time, so
+ * that a reused pid is another owner); a process reserves slots at attach
+ * and its threads take them at their first section.  Only an owner's
+ * threads write a slot's counts, except recovery, which balances a dead
+ * owner's counts under the domain's GP lock and only once the owner is
+ * found dead (model/srcu.pml, DEAD).
+ *
+ * Below reader.c (which maps slots at a thread's first section) and gp.c
+ * (which sums them and recovers dead owners); calls only report, backend
+ * and domain.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+struct srcu__shm_att srcu__shm_att[SRCU__SHARED_BLOCKS];
+
+/* This process's owner word (pid | start time << 32), 0 until needed.
+ * Recomputed in a fork child. */
+static uint64_t self_owner;
+
+/* ---- identity and liveness ---- */
+
+/* Fields of /proc/<pid>/stat: state (field 3) and start time (field 22,
+ * clock ticks since boot).  The command (field 2) may hold spaces and
+ * parentheses: the fields start after its last ')'.  false if the process
+ * is gone (no such file). */
+static bool proc_stat(int pid, char *state, unsigned long long *start)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return false;
+	p += 2;
+	*state = *p;
+	for (field = 3; field < 22 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return false;
+	*start = strtoull(p, NULL, 10);
+	return true;
+}
+
+static uint64_t owner_word(int pid, unsigned long long start)
+{
+	return (uint64_t)(uint32_t)pid | (uint64_t)(uint32_t)start << 32;
+}
+
+uint64_t srcu__shm_self(void)
+{
+	uint64_t o = load_relaxed(&self_owner);
+	unsigned long long start = 0;
+	char state;
+
+	if (o)
+		return o;
+	if (!proc_stat(getpid(), &state, &start))
+		srcu__report_fatal("cannot read /proc/%d/stat: a shared domain names its "
+			    "owners by pid and start time", (int)getpid());
+	o = owner_word(getpid(), start);
+	store_relaxed(&self_owner, o);
+	return o;
+}
+
+void srcu__shm_fork_child(void)
+{
+	store_relaxed(&self_owner, 0);
+	(void)srcu__shm_self();
+}
+
+/*
+ * Is the process that owner names dead?  Never true for a live process,
+ * however slow or stopped: a pid whose start time differs is another
+ * process (the owner's pid was reused, so the owner is gone); a pidfd
+ * that polls readable is a thread group that has exited (a zombie, not
+ * yet reaped; a leader that exited alone does not poll readable).
+ * Without pidfd_open() (Linux before 5.3) a zombie's state says it.
+ */
+static bool owner_dead(uint64_t owner)
+{
+	int pid = (int)(uint32_t)owner, pidfd;
+	unsigned long long start;
+	char state;
+	bool dead;
+
+	if (owner == srcu__shm_self())
+		return false;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0 && errno == ESRCH)
+		return true;
+	/* The pidfd, opened first, names the process that had the pid then;
+	 * a start time that matches after it says that was the owner (the
+	 * owner held the pid before its slot was read, hence before the
+	 * open). */
+	if (!proc_stat(pid, &state, &start) || (uint32_t)start != (uint32_t)(owner >> 32)) {
+		dead = true;
+	} else if (pidfd >= 0) {
+		struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+		dead = poll(&p, 1, 0) > 0;
+	} else {
+		dead = state == 'Z' || state == 'X';
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return dead;
+}
+
+/* ---- layout ---- */
+
+static char *slot_page(const struct srcu__shm_att *a, unsigned int i)
+{
+	return (char *)a->hdr + (size_t)(SRCU__SHM_FIRST_SLOT_PAGE + i) * SRCU__SHM_PAGE;
+}
+
+struct srcu__slot *srcu__shm_counters(unsigned int b, unsigned int i)
+{
+	return (struct srcu__slot *)(void *)slot_page(&srcu__shm_att[b], i);
+}
+
+struct srcu__shm_owner *srcu__shm_owner_of(unsigned int b, unsigned int i)
+{
+	return (struct srcu__shm_owner *)(void *)(slot_page(&srcu__shm_att[b], i) +
+						  SRCU__SHM_OWNER_OFFSET);
+}
+
+unsigned long srcu__shm_size(unsigned int slots)
+{
+	if (slots == 0 || slots > SRCU__SHM_MAX_SLOTS)
+		return 0;
+	return (unsigned long)(SRCU__SHM_FIRST_SLOT_PAGE + slots) * SRCU__SHM_PAGE;
+}
+
+/* What a header must say before anything else of the file is believed.
+ * Reads only: garbage is rejected, never written. */
+int srcu__shm_validate(const struct srcu__shm_header *h, unsigned long file_size)
+{
+	const struct srcu_struct *sp;
+	unsigned int w;
+
+	if (memcmp(h->magic, SRCU__SHM_MAGIC, sizeof(h->magic)) != 0)
+		return -EINVAL;
+	if (h->version != SRCU__SHM_VERSION)
+		return -EPROTO;
+	if (h->header_size != sizeof(*h) || h->page_size != SRCU__SHM_PAGE ||
+	    h->struct_size != sizeof(struct srcu_struct) ||
+	    h->domain_offset != SRCU__SHM_DOMAIN_OFFSET || h->block >= SRCU__SHARED_BLOCKS ||
+	    srcu__shm_size(h->slots) == 0 || h->size != srcu__shm_size(h->slots) ||
+	    h->size > file_size || h->slots_high > h->slots)
+		return -EINVAL;
+	sp = (const struct srcu_struct *)(const void *)((const char *)h + h->domain_offset);
+	w = (SRCU__SHARED_ID_FIRST + h->block * SRCU__SHARED_BLOCK_IDS) * SRCU__SLOT_WORDS;
+	if (sp->slot_word != w || (sp->lock_word & ~1u) != w)
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- slots ---- */
+
+/* Raise slots_high past slot i (an atomic max). */
+static void slots_high_raise(struct srcu__shm_header *h, unsigned int i)
+{
+	unsigned int cur = load_relaxed(&h->slots_high);
+
+	while (cur <= i && !__atomic_compare_exchange_n(&h->slots_high, &cur, i + 1, true,
+							__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;
+}
+
+/* Take a free slot for this process in state st.  Async-signal-safe. */
+static int claim_free(unsigned int b, unsigned int st)
+{
+	struct srcu__shm_att *a = &srcu__shm_att[b];
+	uint64_t me = srcu__shm_self();
+
+	for (unsigned int i = 0; i < a->hdr->slots; i++) {
+		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
+		uint64_t free_owner = 0;
+
+		if (load_relaxed(&o->owner) == 0 &&
+		    __atomic_compare_exchange_n(&o->owner, &free_owner, me, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			/* The acquire pairs with the release that freed it:
+			 * the balanced counts this owner goes on from. */
+			store_relaxed(&o->state, st);
+			slots_high_raise(a->hdr, i);
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+/* The domain's GP-lock word (in the file's domain). */
+static unsigned int gp_lock_word(unsigned int b)
+{
+	return load_acquire(&srcu__dom(srcu__shm_domain(b))->gp_lock);
+}
+
+/* Take a dead process's slot whose counts are balanced (it held no
+ * section open), when no slot is free.  No GP lock is needed: nothing is
+ * written but the owner, by CAS, which recovery's release also is; a
+ * slot that still names the GP lock's holder is left to the takeover,
+ * since its number is the dead holder's token. */
+static int claim_dead(unsigned int b)
+{
+	struct srcu__shm_att *a = &srcu__shm_att[b];
+	uint64_t me = srcu__shm_self();
+
+	for (unsigned int i = 0; i < load_acquire(&a->hdr->slots_high); i++) {
+		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
+		struct srcu__slot *s = srcu__shm_counters(b, i);
+		uint64_t owner = load_acquire(&o->owner);
+
+		if (!owner || owner == me || gp_lock_word(b) == i + 1 || !owner_dead(owner))
+			continue;
+		if (srcu__count_diff(srcu__count(load_acquire(&s->lock[0])), load_acquire(&s->unlock[0])) ||
+		    srcu__count_diff(srcu__count(load_acquire(&s->lock[1])), load_acquire(&s->unlock[1])))
+			continue;   /* open sections: the recovery's, under the GP lock */
+		if (__atomic_compare_exchange_n(&o->owner, &owner, me, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			store_relaxed(&o->state, SRCU__SHM_RESERVED);
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+int srcu__shm_reserve(unsigned int b)
+{
+	int i = claim_free(b, SRCU__SHM_RESERVED);
+
+	return i >= 0 ? i : claim_dead(b);
+}
+
+unsigned int srcu__shm_token(unsigned int b)
+{
+	struct srcu__shm_att *a = &srcu__shm_att[b];
+	unsigned int home = load_acquire(&a->home), none = 0;
+	int i;
+
+	if (home)
+		return home;
+	i = srcu__shm_reserve(b);   /* a fork child's first need of one */
+	if (i < 0)
+		return 0;
+	if (__atomic_compare_exchange_n(&a->home, &none, (unsigned int)i + 1, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return (unsigned int)i + 1;
+	srcu__shm_release(b, (unsigned int)i);   /* another thread's came first */
+	return none;
+}
+
+/* A slot for a thread's first section: one this process reserved, else a
+ * free one.  Async-signal-safe. */
+static int claim_for_thread(unsigned int b)
+{
+	struct srcu__shm_att *a = &srcu__shm_att[b];
+	uint64_t me = srcu__shm_self();
+
+	for (unsigned int i = 0; i < load_acquire(&a->hdr->slots_high); i++) {
+		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
+		unsigned int reserved = SRCU__SHM_RESERVED;
+
+		if (load_relaxed(&o->owner) == me &&
+		    __atomic_compare_exchange_n(&o->state, &reserved, SRCU__SHM_MAPPED, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return (int)i;
+	}
+	return claim_free(b, SRCU__SHM_MAPPED);
+}
+
+int srcu__shm_map_slot(unsigned int b, void *page)
+{
+	struct srcu__shm_att *a = &srcu__shm_att[b];
+	int i = claim_for_thread(b);
+	void *m;
+
+	if (i < 0)
+		return -1;
+	m = mmap(page, SRCU__SHM_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, a->fd,
+		 (off_t)(SRCU__SHM_FIRST_SLOT_PAGE + (unsigned int)i) * SRCU__SHM_PAGE);
+	if (m == MAP_FAILED)
+		srcu__report_fatal("cannot map reader slot %d of shared domain '%.47s': %s", i,
+			    srcu__shm_domain(b)->srcu__pad, strerror(errno));
+	/* R (shared): pairs with S or A before a check reads slots_high:
+	 * either the check sums this slot, or the section this slot is
+	 * mapped for sees everything published before the check began. */
+	srcu__smp_mb();
+	return i;
+}
+
+void srcu__shm_release(unsigned int b, unsigned int i)
+{
+	struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
+
+	store_relaxed(&o->state, SRCU__SHM_FREE);
+	/* Release: the next owner's acquire in claim_free() sees the counts
+	 * balanced. */
+	store_release(&o->owner, 0);
+}
+
+unsigned int srcu__shm_count_reserved(unsigned int b, unsigned int state)
+{
+	uint64_t me = srcu__shm_self();
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < load_acquire(&srcu__shm_att[b].hdr->slots_high); i++) {
+		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
+
+		if (load_relaxed(&o->owner) == me && load_relaxed(&o->state) == state)
+			n++;
+	}
+	return n;
+}
+
+/* ---- the grace period's sums ---- */
+
+unsigned int srcu__shm_sum_unlocks(unsigned int b, unsigned long unlocks[2])
+{
+	unsigned int n = load_acquire(&srcu__shm_att[b].hdr->slots_high);
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct srcu__slot *s = srcu__shm_counters(b, i);
+
+		/* Acquire pairs with C in the readers' unlocks, in every
+		 * process: the section happens before what follows the GP. */
+		unlocks[0] += load_acquire(&s->unlock[0]);
+		unlocks[1] += load_acquire(&s->unlock[1]);
+	}
+	return n;
+}
+
+unsigned long srcu__shm_sum_locks(unsigned int b, int idx, unsigned int n, int *bad_pid)
+{
+	unsigned long sum = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct srcu__slot *s = srcu__shm_counters(b, i);
+		unsigned long u = load_acquire(&s->unlock[idx]);
+		unsigned long l = srcu__count(load_acquire(&s->lock[idx]));
+
+		if (srcu__count_signed(srcu__count_diff(l, u)) < 0 && !*bad_pid)
+			*bad_pid = (int)(uint32_t)load_relaxed(&srcu__shm_owner_of(b, i)->owner);
+		sum += l;
+	}
+	return sum;
+}
+
+/* ---- recovery ---- */
+
+bool srcu__shm_token_dead(unsigned int b, unsigned int token)
+{
+	struct srcu__shm_att *a = &srcu__shm_att[b];
+	uint64_t owner;
+
+	if (token == 0 || token > a->hdr->slots)
+		return false;
+	owner = load_acquire(&srcu__shm_owner_of(b, token - 1)->owner);
+	return owner != 0 && owner_dead(owner);
+}
+
+/* Remember what one dead process held (several slots each). */
+static void note_dead(struct srcu__shm_dead *dead, unsigned int *n, unsigned int max,
+		      int pid, unsigned long sections)
+{
+	for (unsigned int k = 0; k < *n; k++)
+		if (dead[k].pid == pid) {
+			dead[k].sections += sections;
+			return;
+		}
+	if (*n < max) {
+		dead[*n].pid = pid;
+		dead[*n].sections = sections;
+		(*n)++;
+	}
+}
+
+/* End the sections a dead owner left open in slot s, as its unlocks would
+ * have (the counts then balance: nobody else writes them). */
+static unsigned long balance(struct srcu__slot *s)
+{
+	unsigned long open = 0;
+
+	for (int idx = 0; idx < 2; idx++) {
+		unsigned long l = srcu__count(load_relaxed(&s->lock[idx]));
+		unsigned long d = srcu__count_diff(l, load_relaxed(&s->unlock[idx]));
+
+		if (d) {
+			open += d;
+			store_release(&s->unlock[idx], load_relaxed(&s->unlock[idx]) + d);
+		}
+	}
+	return open;
+}
+
+unsigned int srcu__shm_recover(unsigned int b, struct srcu__shm_dead *dead, unsigned int max)
+{
+	struct srcu__shm_att *a = &srcu__shm_att[b];
+	uint64_t seen_dead[16] = { 0 }, seen_live[16] = { 0 };
+	unsigned int n = 0, nd = 0, nl = 0;
+
+	for (unsigned int i = 0; i < load_acquire(&a->hdr->slots_high); i++) {
+		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
+		uint64_t owner = load_acquire(&o->owner);
+		bool is_dead = false, known = false;
+
+		if (!owner)
+			continue;
+		for (unsigned int k = 0; k < nd && !known; k++)
+			known = is_dead = seen_dead[k] == owner;
+		for (unsigned int k = 0; k < nl && !known; k++)
+			known = seen_live[k] == owner;
+		if (!known) {
+			is_dead = owner_dead(owner);
+			if (is_dead && nd < 16)
+				seen_dead[nd++] = owner;
+			else if (!is_dead && nl < 16)
+				seen_live[nl++] = owner;
+		}
+		if (!is_dead)
+			continue;
+		/* Dead: its counts are balanced only now (DEAD in
+		 * model/srcu.pml; a live owner's never are), then the slot is
+		 * freed for the next attacher. */
+		note_dead(dead, &n, max, (int)(uint32_t)owner, balance(srcu__shm_counters(b, i)));
+		store_relaxed(&o->state, SRCU__SHM_FREE);
+		/* A CAS, not a store: an attacher may have taken the slot
+		 * (claim_dead()) once it was balanced.  Release: the next
+		 * owner sees the counts balanced. */
+		__atomic_compare_exchange_n(&o->owner, &owner, 0, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	}
+	return n;
+}

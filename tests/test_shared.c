@@ -1,0 +1,500 @@
+/*
+ * test_shared: process-shared domains (doc/shared.md).  A domain in a
+ * memfd, readers and updaters in separate processes (exec'd, so that
+ * they attach as strangers do, and forked, which inherit it), and
+ * processes killed inside a section and inside a grace period.
+ *
+ * Each test names the bug it would catch.  The helper processes are this
+ * program run again: test_shared <mode> <fd>, talking over stdin/stdout.
+ */
+#include "check.h"
+#include "../src/internal.h"   /* white-box: the file's header, to corrupt it */
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+
+static const char *self_exe;
+
+static int new_memfd(void)
+{
+	int fd = (int)syscall(SYS_memfd_create, "srcu-test", 0);
+
+	REQUIRE(fd >= 0);
+	return fd;
+}
+
+static struct srcu_struct *create(int fd, unsigned int slots, const char *name)
+{
+	struct srcu_struct *sp = NULL;
+	int err = init_srcu_struct_shared(fd, slots, name, &sp);
+
+	if (err)
+		fprintf(stderr, "init_srcu_struct_shared: %d (%s)\n", err, strerror(-err));
+	REQUIRE(err == 0 && sp);
+	return sp;
+}
+
+/* ---- helper processes ---- */
+
+struct helper {
+	pid_t pid;
+	int to, from;   /* its stdin, its stdout */
+};
+
+static struct helper helper_start(const char *mode, int fd)
+{
+	int in[2], out[2];
+	struct helper h;
+	char fds[16];
+
+	REQUIRE(pipe(in) == 0 && pipe(out) == 0);
+	snprintf(fds, sizeof(fds), "%d", fd);
+	fflush(NULL);
+	h.pid = fork();
+	REQUIRE(h.pid >= 0);
+	if (h.pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(self_exe, self_exe, mode, fds, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	h.to = in[1];
+	h.from = out[0];
+	return h;
+}
+
+/* The helper's next byte (0 at end of file). */
+static char helper_read(struct helper *h)
+{
+	char c = 0;
+
+	return read(h->from, &c, 1) == 1 ? c : 0;
+}
+
+static void helper_say(struct helper *h, char c)
+{
+	REQUIRE(write(h->to, &c, 1) == 1);
+}
+
+static int helper_wait(struct helper *h)
+{
+	int status;
+
+	close(h->to);
+	close(h->from);
+	REQUIRE(waitpid(h->pid, &status, 0) == h->pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void say(char c)
+{
+	REQUIRE(write(1, &c, 1) == 1);
+}
+
+static char hear(void)
+{
+	char c = 0;
+
+	return read(0, &c, 1) == 1 ? c : 0;
+}
+
+/* Has the parent said anything (without blocking)? */
+static bool hear_ready(void)
+{
+	struct timespec ts = { 0, 0 };
+	fd_set r;
+
+	FD_ZERO(&r);
+	FD_SET(0, &r);
+	return pselect(1, &r, NULL, NULL, &ts, NULL) > 0;
+}
+
+static struct srcu_struct *helper_attach(int fd)
+{
+	struct srcu_struct *sp = NULL;
+	int err = srcu_shared_attach(fd, &sp);
+
+	if (err) {
+		fprintf(stderr, "helper %d: srcu_shared_attach: %d\n", (int)getpid(), err);
+		exit(100 + (-err % 100));
+	}
+	return sp;
+}
+
+/* Helper modes. */
+static int helper_main(const char *mode, int fd)
+{
+	struct srcu_struct *sp;
+	int idx;
+
+	if (strcmp(mode, "attach") == 0) {   /* exit status: -attach's error */
+		struct srcu_struct *s2 = NULL;
+		int err = srcu_shared_attach(fd, &s2);
+
+		return err ? -err : 0;
+	}
+	sp = helper_attach(fd);
+	if (strcmp(mode, "hold") == 0) {     /* a section until told */
+		idx = srcu_read_lock(sp);
+		say('L');
+		hear();
+		srcu_read_unlock(sp, idx);
+		say('U');
+		hear();
+		CHECK_EQ(srcu_shared_detach(sp), 0);
+		return check_failures;
+	}
+	if (strcmp(mode, "hold-forever") == 0) {
+		idx = srcu_read_lock(sp);
+		say('L');
+		for (;;)
+			pause();
+	}
+	if (strcmp(mode, "sync") == 0) {     /* a grace period, told when done */
+		say('S');
+		synchronize_srcu(sp);
+		say('D');
+		hear();
+		return 0;
+	}
+	if (strcmp(mode, "churn") == 0) {    /* overlapping sections, never idle */
+		int a = srcu_read_lock(sp), b;
+
+		say('L');
+		while (!hear_ready()) {
+			b = srcu_read_lock(sp);
+			srcu_read_unlock(sp, a);
+			sleep_us(200);
+			a = srcu_read_lock(sp);
+			srcu_read_unlock(sp, b);
+			sleep_us(200);
+		}
+		srcu_read_unlock(sp, a);
+		return 0;
+	}
+	fprintf(stderr, "unknown helper mode %s\n", mode);
+	return 99;
+}
+
+/* ---- the tests ---- */
+
+/* A grace period in one process and its updater's thread, watched. */
+struct gp_thread {
+	struct srcu_struct *sp;
+	int done;
+	pthread_t t;
+};
+
+static void *gp_run(void *arg)
+{
+	struct gp_thread *g = arg;
+
+	synchronize_srcu(g->sp);
+	flag_set(&g->done);
+	return NULL;
+}
+
+static void gp_start(struct gp_thread *g, struct srcu_struct *sp)
+{
+	g->sp = sp;
+	g->done = 0;
+	g->t = spawn(gp_run, g);
+}
+
+/* Bug caught: a GP that does not see another process's reader (its
+ * counts in the file, the index flip in the file).  How soon the unlock
+ * wakes it (the shared futex, the waiting flag's page) is printed, not
+ * asserted: the periodic look for dead owners would end it too. */
+static void test_waits_for_other_process(void)
+{
+	int fd = new_memfd();
+	struct srcu_struct *sp = create(fd, 16, "cross");
+	struct helper h = helper_start("hold", fd);
+	struct gp_thread g;
+	long long t0;
+
+	REQUIRE(helper_read(&h) == 'L');
+	gp_start(&g, sp);
+	sleep_ms(300);
+	CHECK(!flag_get(&g.done));          /* the other process's section holds it */
+	helper_say(&h, 'u');
+	REQUIRE(helper_read(&h) == 'U');
+	t0 = now_ns();
+	join(g.t);
+	CHECK(flag_get(&g.done));
+	/* Woken by the unlock, not by a periodic look (10 ms at the earliest). */
+	printf("  GP ended %.2f ms after the other process's unlock\n", (double)(now_ns() - t0) / 1e6);
+	helper_say(&h, 'x');
+	CHECK_EQ(helper_wait(&h), 0);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
+/* Bug caught: a GP that waits for sections begun after it (it would
+ * never end under a reader that is never idle). */
+static void test_new_sections_not_waited(void)
+{
+	int fd = new_memfd();
+	struct srcu_struct *sp = create(fd, 16, "churn");
+	struct helper h = helper_start("churn", fd);
+
+	REQUIRE(helper_read(&h) == 'L');
+	for (int i = 0; i < 20; i++)
+		synchronize_srcu(sp);
+	helper_say(&h, 'x');
+	CHECK_EQ(helper_wait(&h), 0);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
+static int dead_pid;
+static unsigned long dead_sections;
+
+static void on_report(const struct srcu_stall *s, void *arg)
+{
+	(void)arg;
+	if (s->dead_pid) {
+		__atomic_store_n(&dead_sections, s->dead_sections, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&dead_pid, s->dead_pid, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* Bugs caught: a reader killed inside its section blocks every later GP
+ * (no dead-owner detection), a zombie taken for alive, or the recovery
+ * not reported.  reap: the parent reaps it before the GP (the pid is
+ * gone) or not (a zombie). */
+static void test_kill_in_section(bool reap)
+{
+	int fd = new_memfd();
+	struct srcu_struct *sp = create(fd, 16, "killed");
+	struct helper h = helper_start("hold-forever", fd);
+	long long t0;
+	int status;
+
+	srcu_set_stall_handler(on_report, NULL);
+	dead_pid = 0;
+	REQUIRE(helper_read(&h) == 'L');
+	kill(h.pid, SIGKILL);
+	if (reap)
+		REQUIRE(waitpid(h.pid, &status, 0) == h.pid);
+	else
+		sleep_ms(50);   /* dead, not reaped: a zombie */
+	t0 = now_ns();
+	synchronize_srcu(sp);
+	printf("  GP after a kill inside a section (%s): %.1f ms\n",
+	       reap ? "reaped" : "zombie", (double)(now_ns() - t0) / 1e6);
+	CHECK_LT(now_ns() - t0, 1000000000LL);   /* the 1 s */
+	CHECK_EQ(__atomic_load_n(&dead_pid, __ATOMIC_SEQ_CST), h.pid);
+	CHECK_EQ(dead_sections, 1);
+	synchronize_srcu(sp);   /* and the domain goes on */
+	srcu_set_stall_handler(NULL, NULL);
+	close(h.to);
+	close(h.from);
+	if (!reap)
+		waitpid(h.pid, &status, 0);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
+/* What srcu_shared_attach() says in a process of its own (exit status). */
+static int attach_status(int fd)
+{
+	struct helper h = helper_start("attach", fd);
+
+	return helper_wait(&h);
+}
+
+/* Bug caught: a stopped (live) process's section ended early: only a
+ * dead owner's counts may be balanced (DISCARDLIVE in model/srcu.pml). */
+static void test_stopped_reader_still_waited(void)
+{
+	int fd = new_memfd();
+	struct srcu_struct *sp = create(fd, 16, "stopped");
+	struct helper h = helper_start("hold", fd);
+	struct gp_thread g;
+
+	REQUIRE(helper_read(&h) == 'L');
+	kill(h.pid, SIGSTOP);
+	gp_start(&g, sp);
+	sleep_ms(600);   /* several looks for dead owners (10, 20, 40 ... ms) */
+	CHECK(!flag_get(&g.done));
+	kill(h.pid, SIGCONT);
+	helper_say(&h, 'u');
+	REQUIRE(helper_read(&h) == 'U');
+	join(g.t);
+	helper_say(&h, 'x');
+	CHECK_EQ(helper_wait(&h), 0);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
+/* Bug caught: a process killed while it runs a grace period (holding the
+ * GP lock, asleep on a reader) wedges every later GP. */
+static void test_kill_in_gp(void)
+{
+	int fd = new_memfd();
+	struct srcu_struct *sp = create(fd, 16, "gp-killed");
+	struct helper h = helper_start("sync", fd);
+	int idx = srcu_read_lock(sp);
+	long long t0;
+
+	REQUIRE(helper_read(&h) == 'S');
+	sleep_ms(100);   /* its GP holds the lock and waits for our section */
+	CHECK(load_relaxed(&srcu__dom(sp)->gp_lock) != 0);
+	kill(h.pid, SIGKILL);
+	helper_wait(&h);
+	srcu_read_unlock(sp, idx);
+	t0 = now_ns();
+	synchronize_srcu(sp);
+	printf("  GP after a kill inside a grace period: %.1f ms\n", (double)(now_ns() - t0) / 1e6);
+	CHECK_LT(now_ns() - t0, 1000000000LL);
+	synchronize_srcu(sp);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
+/* Bugs caught: a fork child counting in its parent's slots (their counts
+ * would race), or not attached at all. */
+static void test_fork_child(void)
+{
+	int fd = new_memfd();
+	struct srcu_struct *sp = create(fd, 16, "forked");
+	int idx = srcu_read_lock(sp), p2c[2], c2p[2], status;
+	struct gp_thread g;
+	pid_t pid;
+	char c;
+
+	REQUIRE(pipe(p2c) == 0 && pipe(c2p) == 0);
+	fflush(NULL);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {   /* inherited: its own slot, its own sections */
+		int i2;
+
+		srcu_read_unlock(sp, idx);   /* the copy of the parent's section */
+		i2 = srcu_read_lock(sp);
+		REQUIRE(write(c2p[1], "L", 1) == 1);
+		REQUIRE(read(p2c[0], &c, 1) == 1);
+		srcu_read_unlock(sp, i2);
+		synchronize_srcu(sp);   /* a GP from the child */
+		_exit(check_failures);
+	}
+	REQUIRE(read(c2p[0], &c, 1) == 1);
+	srcu_read_unlock(sp, idx);   /* the parent's own section ends */
+	gp_start(&g, sp);
+	sleep_ms(200);
+	CHECK(!flag_get(&g.done));   /* the child's section holds it */
+	REQUIRE(write(p2c[1], "u", 1) == 1);
+	join(g.t);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
+/* Bugs caught: attaching to garbage or another layout version (must fail
+ * cleanly and write nothing), slot overflow instead of -ENOSPC, a domain
+ * attached twice, detach inside a section. */
+static void test_errors(void)
+{
+	int fd = new_memfd(), junk = new_memfd(), small = new_memfd();
+	struct srcu_struct *sp = create(fd, 3, "errors"), *other = NULL;
+	struct srcu__shm_header *h;
+	char buf[8192];
+	int idx;
+
+	CHECK_EQ(srcu_shared_size(0), 0);
+	CHECK_EQ(srcu_shared_size(1), 3 * 4096);
+	CHECK(srcu_shared(sp));
+	CHECK_EQ(init_srcu_struct_shared(fd, 3, "again", &other), -EEXIST);
+	CHECK_EQ(srcu_shared_attach(fd, &other), -EALREADY);
+	CHECK_EQ(cleanup_srcu_struct(sp), -EINVAL);
+
+	/* Garbage, a short file, another version: errors, nothing written. */
+	memset(buf, 0x5a, sizeof(buf));
+	REQUIRE(write(junk, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
+	CHECK_EQ(srcu_shared_attach(junk, &other), -EINVAL);
+	REQUIRE(pread(junk, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf));
+	for (size_t i = 0; i < sizeof(buf); i++)
+		if (buf[i] != 0x5a) {
+			CHECK(!"attach wrote to a garbage file");
+			break;
+		}
+	REQUIRE(write(small, "SRCUSHM", 8) == 8);
+	CHECK_EQ(srcu_shared_attach(small, &other), -EINVAL);
+	CHECK_EQ(srcu_shared_attach(-1, &other), -EINVAL);
+	CHECK_EQ(srcu_shared_attach(fd, NULL), -EINVAL);
+	h = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	REQUIRE(h != MAP_FAILED);
+	h->version++;
+	CHECK_EQ(attach_status(fd), EPROTO);
+	h->version--;
+	h->slots = 1000000;
+	CHECK_EQ(attach_status(fd), EINVAL);
+	h->slots = 3;
+	munmap(h, 4096);
+
+	/* 3 slots: ours (home), 2 more; a reservation past that fails whole. */
+	CHECK_EQ(srcu_shared_reserve(sp, 4), -ENOSPC);
+	CHECK_EQ(srcu_shared_reserve(sp, 3), 0);
+	CHECK_EQ(attach_status(fd), ENOSPC);
+	CHECK_EQ(srcu_shared_reserve(NULL, 1), -EINVAL);
+
+	idx = srcu_read_lock(sp);
+	CHECK(srcu_read_lock_held(sp));
+	CHECK_EQ(srcu_shared_detach(sp), -EBUSY);
+	srcu_read_unlock(sp, idx);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	CHECK_EQ(srcu_shared_detach(NULL), -EINVAL);   /* sp itself is unmapped now */
+	/* Detached: its slots are free for others. */
+	CHECK_EQ(attach_status(fd), 0);
+	close(fd);
+	close(junk);
+	close(small);
+}
+
+/* Bug caught: two shared domains of one process mixing their slots or
+ * flags (each has its own id block). */
+static void test_two_domains(void)
+{
+	int fa = new_memfd(), fb = new_memfd();
+	struct srcu_struct *a = create(fa, 4, "A"), *b = create(fb, 4, "B");
+	struct helper h = helper_start("hold", fa);
+
+	CHECK(srcu__id_of(a) != srcu__id_of(b));
+	REQUIRE(helper_read(&h) == 'L');
+	synchronize_srcu(b);          /* A's reader does not hold B */
+	helper_say(&h, 'u');
+	REQUIRE(helper_read(&h) == 'U');
+	synchronize_srcu(a);
+	helper_say(&h, 'x');
+	CHECK_EQ(helper_wait(&h), 0);
+	CHECK_EQ(srcu_shared_detach(a), 0);
+	CHECK_EQ(srcu_shared_detach(b), 0);
+	close(fa);
+	close(fb);
+}
+
+int main(int argc, char **argv)
+{
+	self_exe = "/proc/self/exe";
+	if (argc == 3)
+		return helper_main(argv[1], atoi(argv[2]));
+	watchdog(120);
+	test_errors();
+	test_waits_for_other_process();
+	test_new_sections_not_waited();
+	test_kill_in_section(true);
+	test_kill_in_section(false);
+	test_stopped_reader_still_waited();
+	test_kill_in_gp();
+	test_fork_child();
+	test_two_domains();
+	return check_report("test_shared");
+}
