@@ -283,7 +283,7 @@ static void check_unlocks(struct srcu_struct *sp, int idx)
 
 	check_down(sp, idx, du, load_acquire(&srcu__dom(sp)->down_lock[idx]));
 	if (srcu__id_shared(id)) {
-		(void)shared_locks(sp, idx, load_acquire(&srcu__shm_att[srcu__shm_block(id)].hdr->slots_high),
+		(void)shared_locks(sp, idx, srcu__shm_slots_high(srcu__shm_block(id)),
 				   ", found by a grace-period scan (an unlock with the other "
 				   "section's index?)");
 		return;

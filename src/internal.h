@@ -311,6 +311,7 @@ struct srcu__shm_owner {
 struct srcu__shm_att {
 	struct srcu__shm_header *hdr;   /* the whole file, mapped */
 	unsigned long len;
+	unsigned int slots;             /* the slot count validated at attach */
 	int fd;                         /* a duplicate, for mapping slots */
 	unsigned int home;              /* 1 + a slot of ours: the GP lock's token;
 					 * 0 in a fork child until it needs one */
@@ -340,6 +341,8 @@ SRCU__HIDDEN unsigned int srcu__shm_token(unsigned int b);
  * page at page; the slot, or -1 if none is free.  Async-signal-safe. */
 SRCU__HIDDEN int srcu__shm_map_slot(unsigned int b, void *page);
 SRCU__HIDDEN void srcu__shm_release(unsigned int b, unsigned int i);
+/* Slots ever claimed (the bound of every walk), at most the slot count. */
+SRCU__HIDDEN unsigned int srcu__shm_slots_high(unsigned int b);
 /* This process's slots in state (SRCU__SHM_RESERVED or _MAPPED). */
 SRCU__HIDDEN unsigned int srcu__shm_count_reserved(unsigned int b, unsigned int state);
 /* A check's sums over the slots below slots_high: the unlock sums (added

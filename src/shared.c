@@ -125,6 +125,7 @@ static int attach_block(unsigned int b, struct srcu__shm_header *h, unsigned lon
 	int err, home;
 
 	a->hdr = h;
+	a->slots = h->slots;   /* validated: fits len */
 	a->len = len;
 	a->fd = fd;
 	if ((err = map_waits(b, fd)) != 0) {
@@ -315,7 +316,7 @@ static void release_all(unsigned int b)
 {
 	uint64_t me = srcu__shm_self();
 
-	for (unsigned int i = 0; i < srcu__shm_att[b].hdr->slots_high; i++)
+	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++)
 		if (load_relaxed(&srcu__shm_owner_of(b, i)->owner) == me)
 			srcu__shm_release(b, i);
 }

@@ -124,6 +124,8 @@ static bool owner_dead(uint64_t owner)
 
 	if (owner == srcu__shm_self())
 		return false;
+	if (SRCU__BUSTED(DISCARDLIVE))   /* the broken recovery of model/srcu.pml */
+		return true;
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0 && errno == ESRCH)
 		return true;
@@ -196,6 +198,17 @@ int srcu__shm_validate(const struct srcu__shm_header *h, unsigned long file_size
 
 /* ---- slots ---- */
 
+/* How many slots have ever been claimed: the bound of every walk.  The
+ * file's word, clamped to the slot count validated at attach, so that a
+ * file scribbled on later cannot send a walk past the mapping. */
+unsigned int srcu__shm_slots_high(unsigned int b)
+{
+	const struct srcu__shm_att *a = &srcu__shm_att[b];
+	unsigned int n = load_acquire(&a->hdr->slots_high);
+
+	return n < a->slots ? n : a->slots;
+}
+
 /* Raise slots_high past slot i (an atomic max). */
 static void slots_high_raise(struct srcu__shm_header *h, unsigned int i)
 {
@@ -212,7 +225,7 @@ static int claim_free(unsigned int b, unsigned int st)
 	struct srcu__shm_att *a = &srcu__shm_att[b];
 	uint64_t me = srcu__shm_self();
 
-	for (unsigned int i = 0; i < a->hdr->slots; i++) {
+	for (unsigned int i = 0; i < a->slots; i++) {
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
 		uint64_t free_owner = 0;
 
@@ -242,10 +255,9 @@ static unsigned int gp_lock_word(unsigned int b)
  * since its number is the dead holder's token. */
 static int claim_dead(unsigned int b)
 {
-	struct srcu__shm_att *a = &srcu__shm_att[b];
 	uint64_t me = srcu__shm_self();
 
-	for (unsigned int i = 0; i < load_acquire(&a->hdr->slots_high); i++) {
+	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++) {
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
 		struct srcu__slot *s = srcu__shm_counters(b, i);
 		uint64_t owner = load_acquire(&o->owner);
@@ -293,10 +305,9 @@ unsigned int srcu__shm_token(unsigned int b)
  * free one.  Async-signal-safe. */
 static int claim_for_thread(unsigned int b)
 {
-	struct srcu__shm_att *a = &srcu__shm_att[b];
 	uint64_t me = srcu__shm_self();
 
-	for (unsigned int i = 0; i < load_acquire(&a->hdr->slots_high); i++) {
+	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++) {
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
 		unsigned int reserved = SRCU__SHM_RESERVED;
 
@@ -343,7 +354,7 @@ unsigned int srcu__shm_count_reserved(unsigned int b, unsigned int state)
 	uint64_t me = srcu__shm_self();
 	unsigned int n = 0;
 
-	for (unsigned int i = 0; i < load_acquire(&srcu__shm_att[b].hdr->slots_high); i++) {
+	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++) {
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
 
 		if (load_relaxed(&o->owner) == me && load_relaxed(&o->state) == state)
@@ -356,7 +367,7 @@ unsigned int srcu__shm_count_reserved(unsigned int b, unsigned int state)
 
 unsigned int srcu__shm_sum_unlocks(unsigned int b, unsigned long unlocks[2])
 {
-	unsigned int n = load_acquire(&srcu__shm_att[b].hdr->slots_high);
+	unsigned int n = srcu__shm_slots_high(b);
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct srcu__slot *s = srcu__shm_counters(b, i);
@@ -392,7 +403,7 @@ bool srcu__shm_token_dead(unsigned int b, unsigned int token)
 	struct srcu__shm_att *a = &srcu__shm_att[b];
 	uint64_t owner;
 
-	if (token == 0 || token > a->hdr->slots)
+	if (token == 0 || token > a->slots)
 		return false;
 	owner = load_acquire(&srcu__shm_owner_of(b, token - 1)->owner);
 	return owner != 0 && owner_dead(owner);
@@ -434,11 +445,10 @@ static unsigned long balance(struct srcu__slot *s)
 
 unsigned int srcu__shm_recover(unsigned int b, struct srcu__shm_dead *dead, unsigned int max)
 {
-	struct srcu__shm_att *a = &srcu__shm_att[b];
 	uint64_t seen_dead[16] = { 0 }, seen_live[16] = { 0 };
 	unsigned int n = 0, nd = 0, nl = 0;
 
-	for (unsigned int i = 0; i < load_acquire(&a->hdr->slots_high); i++) {
+	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++) {
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
 		uint64_t owner = load_acquire(&o->owner);
 		bool is_dead = false, known = false;

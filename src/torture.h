@@ -19,6 +19,8 @@ enum srcu__torture_flavor {
 	SRCU_TORTURE_EARLYFENCE,/* fence A shared with the membarrier in flight */
 	SRCU_TORTURE_CBNOWAIT,  /* call_srcu()'s worker runs callbacks at once */
 	SRCU_TORTURE_EARLYPOLL, /* a polled cookie is done one GP early */
+	SRCU_TORTURE_DISCARDLIVE,/* shared domains: every other process is
+				  * taken for dead, its open sections ended */
 };
 
 /* Points in the library where a test may stop a thread, to open a race

@@ -426,6 +426,16 @@ static void test_errors(void)
 			CHECK(!"attach wrote to a garbage file");
 			break;
 		}
+	{   /* every attacher writes the file: read-only is refused */
+		char path[64];
+		int ro;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		ro = open(path, O_RDONLY);
+		REQUIRE(ro >= 0);
+		CHECK_EQ(srcu_shared_attach(ro, &other), -EACCES);
+		close(ro);
+	}
 	REQUIRE(write(small, "SRCUSHM", 8) == 8);
 	CHECK_EQ(srcu_shared_attach(small, &other), -EINVAL);
 	CHECK_EQ(srcu_shared_attach(-1, &other), -EINVAL);
@@ -438,6 +448,9 @@ static void test_errors(void)
 	h->slots = 1000000;
 	CHECK_EQ(attach_status(fd), EINVAL);
 	h->slots = 3;
+	h->slots_high = 4;   /* more claimed than there are: garbage */
+	CHECK_EQ(attach_status(fd), EINVAL);
+	h->slots_high = 1;
 	munmap(h, 4096);
 
 	/* 3 slots: ours (home), 2 more; a reservation past that fails whole. */
