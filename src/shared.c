@@ -331,7 +331,8 @@ int srcu_shared_detach(struct srcu_struct *sp)
 	if (err)
 		return err;
 	pthread_mutex_lock(&attach_lock);
-	if (load_acquire(&srcu__dom(sp)->gp_lock) == srcu__shm_att[b].home ||
+	/* A fork child with no home slot yet (0) holds no GP lock. */
+	if ((srcu__shm_att[b].home && load_acquire(&srcu__dom(sp)->gp_lock) == srcu__shm_att[b].home) ||
 	    !srcu__reader_shared_idle((unsigned int)b)) {
 		pthread_mutex_unlock(&attach_lock);
 		return -EBUSY;

@@ -360,8 +360,9 @@ static void test_kill_in_gp(void)
 }
 
 /* Bugs caught: a fork child counting in its parent's slots (their counts
- * would race), or not attached at all. */
-static void test_fork_child(void)
+ * would race), or not attached at all; a child that never ran a GP
+ * refused detach (its token 0 taken for the free GP lock's). */
+static void test_fork_child(char how)
 {
 	int fd = new_memfd();
 	struct srcu_struct *sp = create(fd, 16, "forked");
@@ -382,7 +383,12 @@ static void test_fork_child(void)
 		REQUIRE(write(c2p[1], "L", 1) == 1);
 		REQUIRE(read(p2c[0], &c, 1) == 1);
 		srcu_read_unlock(sp, i2);
+		if (c == 'd') {   /* detach without ever running a GP */
+			CHECK_EQ(srcu_shared_detach(sp), 0);
+			_exit(check_failures);
+		}
 		synchronize_srcu(sp);   /* a GP from the child */
+		CHECK_EQ(srcu_shared_detach(sp), 0);
 		_exit(check_failures);
 	}
 	REQUIRE(read(c2p[0], &c, 1) == 1);
@@ -390,7 +396,7 @@ static void test_fork_child(void)
 	gp_start(&g, sp);
 	sleep_ms(200);
 	CHECK(!flag_get(&g.done));   /* the child's section holds it */
-	REQUIRE(write(p2c[1], "u", 1) == 1);
+	REQUIRE(write(p2c[1], &how, 1) == 1);
 	join(g.t);
 	REQUIRE(waitpid(pid, &status, 0) == pid);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -507,7 +513,8 @@ int main(int argc, char **argv)
 	test_kill_in_section(false);
 	test_stopped_reader_still_waited();
 	test_kill_in_gp();
-	test_fork_child();
+	test_fork_child('u');
+	test_fork_child('d');
 	test_two_domains();
 	return check_report("test_shared");
 }
