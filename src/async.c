@@ -524,8 +524,16 @@ void srcu__async_fork_child(struct srcu_struct *sp)
 	if (!a)
 		return;
 	/* A callback that called fork() is the child's only thread, this
-	 * domain's worker, and goes on with its batch where it was. */
-	if (worker_of != sp) {
+	 * domain's worker, and goes on with its batch where it was.  A shared
+	 * domain's callbacks free shared objects: the parent runs them, so
+	 * the child drops its copies (doc/shared.md). */
+	if (worker_of != sp && srcu__id_shared(srcu__id_of(sp))) {
+		a->head = a->batch = a->cursor = NULL;
+		a->tail = &a->head;
+		a->backlog = 0;
+		a->in_gp = false;
+		a->running = false;
+	} else if (worker_of != sp) {
 		requeue_in_child(a);
 		a->in_gp = false;
 		a->running = false;

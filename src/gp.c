@@ -162,14 +162,15 @@ static unsigned long checked_locks(struct srcu_struct *sp, unsigned int id,
 static unsigned long shared_locks(struct srcu_struct *sp, int idx, unsigned int n,
 				  const char *hint)
 {
-	unsigned long sum;
-	int bad_pid = 0;
+	unsigned int b = srcu__shm_block(srcu__id_of(sp)), bad = 0;
+	unsigned long sum = srcu__shm_sum_locks(b, idx, n, &bad);
 
-	sum = srcu__shm_sum_locks(srcu__shm_block(srcu__id_of(sp)), idx, n, &bad_pid);
-	if (SRCU__UNLIKELY(bad_pid)) {
-		char t[48];
+	if (SRCU__UNLIKELY(bad)) {
+		uint64_t owner = load_relaxed(&srcu__shm_owner_of(b, bad - 1)->owner);
+		char t[64];
 
-		snprintf(t, sizeof(t), "a thread of process %d", bad_pid);
+		snprintf(t, sizeof(t), "a thread of process %d (reader slot %u)",
+			 (int)(uint32_t)owner, bad - 1);
 		srcu__report_extra_unlock(sp, t, idx, hint);
 	}
 	return sum;
@@ -538,26 +539,28 @@ static void seq_request(unsigned long *needed, unsigned long s)
 }
 
 /* What gp_lock holds while this process runs a GP: 1, or for a shared
- * domain the process's token (1 + one of its slots), which names the
- * owner for a waiter that may find it dead. */
-static unsigned int lock_token(struct srcu_struct *sp)
+ * domain the process's owner word, which names the holder for a waiter
+ * that may find it dead, and which no other process ever has (a waiter
+ * that read it, then found it dead, cannot take over from a live
+ * process that happens to hold the lock by the time of its CAS). */
+static unsigned long lock_token(struct srcu_struct *sp)
 {
-	unsigned int id = srcu__id_of(sp), token;
 	char n[SRCU__NAME_LEN];
+	unsigned long me;
 
-	if (!srcu__id_shared(id))
+	if (!shared(sp))
 		return 1;
-	token = srcu__shm_token(srcu__shm_block(id));
-	if (!token)   /* a fork child that finds no slot free */
+	me = srcu__shm_self();
+	if (!me)   /* a fork child that cannot read /proc/self/stat */
 		srcu__report_fatal("process %d cannot run a grace period of shared domain %s: "
-			    "it holds no slot in it and none is free",
+			    "it cannot read /proc/self/stat, its identity there",
 			    (int)getpid(), srcu__report_name(sp, n, sizeof(n)));
-	return token;
+	return me;
 }
 
 bool srcu__gp_trylock(struct srcu_struct *sp)
 {
-	unsigned int *lock = &srcu__dom(sp)->gp_lock, expected = 0;
+	unsigned long *lock = &srcu__dom(sp)->gp_lock, expected = 0;
 
 	return load_relaxed(lock) == 0 &&
 	       __atomic_compare_exchange_n(lock, &expected, lock_token(sp), false,
@@ -568,17 +571,16 @@ bool srcu__gp_trylock(struct srcu_struct *sp)
  * A shared domain's gp_lock whose holder died: take it over.  Its grace
  * period may have stopped anywhere; it is begun again (gp_seq's state
  * bits cleared, the waiting flags down): re-scanning is always safe, and
- * a flip it made stands, as any flip does.  The dead holder's token slot
- * is freed only under the lock (recover_dead(); an attacher's
- * claim_dead() skips it), so the token cannot name a new process
- * meanwhile.
+ * a flip it made stands, as any flip does.  The CAS is from the very
+ * value found dead, which no live process can hold.
  */
 static bool take_over(struct srcu_struct *sp)
 {
 	struct srcu__domain *d = srcu__dom(sp);
-	unsigned int id = srcu__id_of(sp), token = load_acquire(&d->gp_lock);
+	unsigned int id = srcu__id_of(sp);
+	unsigned long token = load_acquire(&d->gp_lock);
 
-	if (!token || !srcu__shm_token_dead(srcu__shm_block(id), token) ||
+	if (!srcu__shm_owner_dead(token) ||
 	    !__atomic_compare_exchange_n(&d->gp_lock, &token, lock_token(sp), false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return false;

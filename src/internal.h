@@ -289,6 +289,7 @@ struct srcu__shm_header {
 	uint32_t slots_high;      /* one past the highest slot ever claimed */
 	uint64_t size;            /* srcu__shm_size(slots) */
 	uint64_t pidns;           /* inode of the creator's pid namespace */
+	uint64_t timens;          /* and of its time namespace (start times) */
 	int32_t creator;          /* pid, for messages */
 	uint32_t reserved0;
 };
@@ -301,6 +302,8 @@ _Static_assert(sizeof(struct srcu__shm_header) <= SRCU__SHM_DOMAIN_OFFSET,
 #define SRCU__SHM_FREE     0u
 #define SRCU__SHM_RESERVED 1u
 #define SRCU__SHM_MAPPED   2u
+/* An owner word no process has: a dead owner's slot being recovered. */
+#define SRCU__SHM_RECOVERING (~0ull)
 struct srcu__shm_owner {
 	uint64_t owner;
 	uint32_t state;
@@ -313,8 +316,6 @@ struct srcu__shm_att {
 	unsigned long len;
 	unsigned int slots;             /* the slot count validated at attach */
 	int fd;                         /* a duplicate, for mapping slots */
-	unsigned int home;              /* 1 + a slot of ours: the GP lock's token;
-					 * 0 in a fork child until it needs one */
 };
 SRCU__HIDDEN extern struct srcu__shm_att srcu__shm_att[SRCU__SHARED_BLOCKS];
 
@@ -324,19 +325,19 @@ static inline struct srcu_struct *srcu__shm_domain(unsigned int b)
 					      SRCU__SHM_DOMAIN_OFFSET);
 }
 
-/* This process's owner word. */
+/* This process's owner word (pid | start time << 32), or 0 if
+ * /proc/self/stat cannot be read. */
 SRCU__HIDDEN uint64_t srcu__shm_self(void);
 SRCU__HIDDEN void srcu__shm_fork_child(void);
 SRCU__HIDDEN unsigned long srcu__shm_size(unsigned int slots);
-/* 0, -EINVAL (garbage), -EPROTO (another layout version): reads only. */
-SRCU__HIDDEN int srcu__shm_validate(const struct srcu__shm_header *h, unsigned long file_size);
+/* A copy of a file's header, and its domain (in the file): 0, -EINVAL
+ * (garbage), -EPROTO (another layout version).  Reads only. */
+SRCU__HIDDEN int srcu__shm_validate(const struct srcu__shm_header *h, const struct srcu_struct *sp,
+				    unsigned long file_size);
 SRCU__HIDDEN struct srcu__slot *srcu__shm_counters(unsigned int b, unsigned int i);
 SRCU__HIDDEN struct srcu__shm_owner *srcu__shm_owner_of(unsigned int b, unsigned int i);
 /* Reserve a free slot for this process: its index, or -1. */
 SRCU__HIDDEN int srcu__shm_reserve(unsigned int b);
-/* This process's GP-lock token in block b: 1 + its home slot, reserved
- * now if it has none yet (a fork child); 0 if no slot is free. */
-SRCU__HIDDEN unsigned int srcu__shm_token(unsigned int b);
 /* A thread's first section: take a slot (reserved, else free) and map its
  * page at page; the slot, or -1 if none is free.  Async-signal-safe. */
 SRCU__HIDDEN int srcu__shm_map_slot(unsigned int b, void *page);
@@ -347,12 +348,13 @@ SRCU__HIDDEN unsigned int srcu__shm_slots_high(unsigned int b);
 SRCU__HIDDEN unsigned int srcu__shm_count_reserved(unsigned int b, unsigned int state);
 /* A check's sums over the slots below slots_high: the unlock sums (added
  * to unlocks[]) return how many slots they read, for the lock sum to read
- * the same; a slot with more unlocks than locks sets *bad_pid. */
+ * the same; a slot with more unlocks than locks sets *bad_slot (1 + it). */
 SRCU__HIDDEN unsigned int srcu__shm_sum_unlocks(unsigned int b, unsigned long unlocks[2]);
 SRCU__HIDDEN unsigned long srcu__shm_sum_locks(unsigned int b, int idx, unsigned int n,
-					       int *bad_pid);
-/* Is the process whose GP-lock token this is dead? */
-SRCU__HIDDEN bool srcu__shm_token_dead(unsigned int b, unsigned int token);
+					       unsigned int *bad_slot);
+/* Is the process this owner word names (a slot's, or the GP lock's
+ * holder) dead?  Only on evidence; false for 0 and for this process. */
+SRCU__HIDDEN bool srcu__shm_owner_dead(uint64_t owner);
 /* Balance and free every slot of a dead owner (caller holds the GP
  * lock); what each dead process held, up to max, in dead: their count. */
 struct srcu__shm_dead {

@@ -29,8 +29,11 @@ struct srcu__domain {
 	unsigned long gp_seq;         /* ctr << 2 | state; release-stored */
 	unsigned long gp_seq_needed;  /* furthest snapshot requested (atomic max) */
 	unsigned long gp_exp_needed;  /* furthest snapshot requested expedited */
-	unsigned int gp_lock;         /* 0 free, 1 held: the GP runner */
-	unsigned int pad0;
+	/* 0 free; held: 1, or for a shared domain the holder process's
+	 * owner word (shm.c: pid and start time, never reused), so that a
+	 * waiter can find the holder dead and no other process can ever
+	 * hold the same value. */
+	unsigned long gp_lock;
 	unsigned long stat_checks;    /* full reader checks performed */
 	unsigned long stat_sleeps;    /* futex sleeps while waiting for readers */
 	unsigned long stat_exp_gps;   /* grace periods run expedited */

@@ -627,6 +627,15 @@ static void unmap_shared(struct srcu__record *r, unsigned int b, const struct sr
 		copy = *keep;
 		for (int idx = 0; idx < 2; idx++)
 			copy.lock[idx] = srcu__count(copy.lock[idx]);
+		if (slot_open(&copy) > 0) {
+			struct srcu_struct *sp = srcu__domain_table[srcu__shm_block_id(b)];
+			char n[SRCU__NAME_LEN];
+
+			srcu__report_warn("fork() inside a read-side critical section of shared "
+				   "domain %s: the child's copy of the section is not waited "
+				   "for by other processes' grace periods",
+				   sp ? srcu__report_name(sp, n, sizeof(n)) : "(detached)");
+		}
 	}
 	if (mmap(page, SRCU__SHM_PAGE, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)

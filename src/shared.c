@@ -116,29 +116,28 @@ static void forget_block(unsigned int b)
 	memset(a, 0, sizeof(*a));
 }
 
-/* Attach this process to the validated file mapped at h (len bytes,
- * through fd, which is now ours) in block b.  Caller holds attach_lock. */
+/* Attach this process to the file mapped at h (len bytes, through fd,
+ * which is now ours) in block b, with slots reader slots (validated:
+ * they fit len).  Caller holds attach_lock. */
 static int attach_block(unsigned int b, struct srcu__shm_header *h, unsigned long len, int fd,
-			struct srcu_struct **spp)
+			unsigned int slots, struct srcu_struct **spp)
 {
 	struct srcu__shm_att *a = &srcu__shm_att[b];
-	int err, home;
+	int err;
 
 	a->hdr = h;
-	a->slots = h->slots;   /* validated: fits len */
+	a->slots = slots;
 	a->len = len;
 	a->fd = fd;
 	if ((err = map_waits(b, fd)) != 0) {
 		forget_block(b);
 		return err;
 	}
-	home = srcu__shm_reserve(b);
-	if (home < 0) {
+	if (srcu__shm_reserve(b) < 0) {   /* one slot for the process, or -ENOSPC */
 		unmap_waits(b);
 		forget_block(b);
 		return -ENOSPC;
 	}
-	a->home = (unsigned int)home + 1;
 	srcu__domain_attach_shared(srcu__shm_domain(b), srcu__shm_block_id(b));
 	*spp = srcu__shm_domain(b);
 	return 0;
@@ -170,10 +169,26 @@ static bool same_file(int a, int b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* The inode of this process's time namespace: start times in /proc are
+ * shifted by the reader's boot-time offset, so every attacher must see
+ * the same ones. */
+static uint64_t time_namespace(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/time", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* What this process needs to take part at all. */
 static int check_environment(void)
 {
-	if (!page_size_ok())
+	/* 4 KiB pages, and srcu__gp_waits[] page-aligned: an executable
+	 * linked against libsrcu 0.1 without -fPIE may hold a copy of the
+	 * array at its old alignment. */
+	if (!page_size_ok() || ((uintptr_t)srcu__gp_waits & (SRCU__SHM_PAGE - 1)))
 		return -EOPNOTSUPP;
+	if (!srcu__shm_self())   /* no /proc/self/stat: no identity */
+		return -EACCES;
 	return srcu__backend_register_global();
 }
 
@@ -196,6 +211,7 @@ static void format(struct srcu__shm_header *h, unsigned int slots, unsigned int 
 	h->slots = slots;
 	h->size = srcu__shm_size(slots);
 	h->pidns = pid_namespace();
+	h->timens = time_namespace();
 	h->creator = (int32_t)getpid();
 	sp->slot_word = w;
 	sp->lock_word = w;
@@ -226,7 +242,9 @@ int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
 		    memcmp(magic, SRCU__SHM_MAGIC, sizeof(magic)) == 0)
 			return -EEXIST;
 	}
-	if (have < size && ftruncate(fd, (off_t)size) != 0)
+	/* Zeroed, whatever the file held: stale counts or owners would be
+	 * taken for live ones. */
+	if (ftruncate(fd, 0) != 0 || ftruncate(fd, (off_t)size) != 0)
 		return -errno;
 	pthread_mutex_lock(&attach_lock);
 	b = free_block();
@@ -236,7 +254,7 @@ int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
 	}
 	if ((err = map_file(fd, size, &h, &dup)) == 0) {
 		format(h, slots, (unsigned int)b, name);
-		err = attach_block((unsigned int)b, h, size, dup, spp);
+		err = attach_block((unsigned int)b, h, size, dup, slots, spp);
 	}
 	pthread_mutex_unlock(&attach_lock);
 	return err;
@@ -244,7 +262,7 @@ int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
 
 int srcu_shared_attach(int fd, struct srcu_struct **spp)
 {
-	struct srcu__shm_header *h;
+	struct srcu__shm_header *h, copy;
 	unsigned long have;
 	int err, dup;
 	unsigned int b;
@@ -256,12 +274,16 @@ int srcu_shared_attach(int fd, struct srcu_struct **spp)
 	pthread_mutex_lock(&attach_lock);
 	if ((err = map_file(fd, have, &h, &dup)) != 0)
 		goto out;
-	/* Acquire: pairs with the release of the creator's magic. */
+	/* Acquire: pairs with the release of the creator's magic.  The
+	 * header is validated, and used, from one copy: the file may change
+	 * under us (it is others' to write), the copy does not. */
 	(void)load_acquire((uint64_t *)(void *)h->magic);
-	err = srcu__shm_validate(h, have);
-	if (!err && h->pidns != pid_namespace())
+	memcpy(&copy, h, sizeof(copy));
+	err = srcu__shm_validate(&copy, (const struct srcu_struct *)(const void *)
+				 ((const char *)h + SRCU__SHM_DOMAIN_OFFSET), have);
+	if (!err && (copy.pidns != pid_namespace() || copy.timens != time_namespace()))
 		err = -EXDEV;
-	b = err ? 0 : h->block;
+	b = err ? 0 : copy.block;
 	if (!err && srcu__shm_att[b].hdr)
 		err = same_file(srcu__shm_att[b].fd, fd) ? -EALREADY : -EADDRINUSE;
 	if (err) {
@@ -269,7 +291,7 @@ int srcu_shared_attach(int fd, struct srcu_struct **spp)
 		close(dup);
 		goto out;
 	}
-	err = attach_block(b, h, have, dup, spp);
+	err = attach_block(b, h, have, dup, copy.slots, spp);
 out:
 	pthread_mutex_unlock(&attach_lock);
 	return err;
@@ -331,8 +353,7 @@ int srcu_shared_detach(struct srcu_struct *sp)
 	if (err)
 		return err;
 	pthread_mutex_lock(&attach_lock);
-	/* A fork child with no home slot yet (0) holds no GP lock. */
-	if ((srcu__shm_att[b].home && load_acquire(&srcu__dom(sp)->gp_lock) == srcu__shm_att[b].home) ||
+	if (load_acquire(&srcu__dom(sp)->gp_lock) == srcu__shm_self() ||
 	    !srcu__reader_shared_idle((unsigned int)b)) {
 		pthread_mutex_unlock(&attach_lock);
 		return -EBUSY;
@@ -350,21 +371,22 @@ int srcu_shared_detach(struct srcu_struct *sp)
  * In a fork child (lifecycle.c; reader.c has given the parent's slots
  * back to private memory): the child is a process of its own, attached
  * to every domain its parent was.  It registers for global membarrier
- * (its readers count with compiler barriers only), takes its own
- * identity, and holds no slot yet: its threads take free ones at their
- * first section, and its first grace period takes its home slot
- * (srcu__shm_token()), so that a child that execs at once costs nothing.
+ * (its readers count with compiler barriers only) and forgets its
+ * parent's identity; it holds no slot yet: its threads take free ones at
+ * their first section, so a child that execs at once costs nothing.
+ * Nothing here reads a file or allocates (an atfork handler).
  */
 void srcu__shared_fork_child(void)
 {
+	bool attached = false;
+
 	pthread_mutex_init(&attach_lock, NULL);
+	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++)
+		attached |= srcu__shm_att[b].hdr != NULL;
+	if (!attached)
+		return;
 	srcu__shm_fork_child();
-	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++) {
-		if (!srcu__shm_att[b].hdr)
-			continue;
-		if (srcu__backend_register_global() != 0)
-			srcu__report_fatal("fork child %d: membarrier(REGISTER_GLOBAL_EXPEDITED) "
-				    "failed: it cannot read shared domains", (int)getpid());
-		srcu__shm_att[b].home = 0;
-	}
+	if (srcu__backend_register_global() != 0)
+		srcu__report_fatal("fork child %d: membarrier(REGISTER_GLOBAL_EXPEDITED) failed: "
+			    "it cannot read shared domains", (int)getpid());
 }

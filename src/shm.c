@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,13 +50,29 @@ static uint64_t self_owner;
  * clock ticks since boot).  The command (field 2) may hold spaces and
  * parentheses: the fields start after its last ')'.  false if the process
  * is gone (no such file). */
+/* "/proc/<pid>/stat" into path (64 bytes), without stdio: a thread's
+ * first section may get here (claim_dead()), in a signal handler. */
+static void stat_path(char *path, int pid)
+{
+	char digits[16];
+	int n = 0;
+
+	do
+		digits[n++] = (char)('0' + pid % 10);
+	while ((pid /= 10) > 0 && n < 15);
+	memcpy(path, "/proc/", 6);
+	for (int i = 0; i < n; i++)
+		path[6 + i] = digits[n - 1 - i];
+	memcpy(path + 6 + n, "/stat", 6);
+}
+
 static bool proc_stat(int pid, char *state, unsigned long long *start)
 {
 	char path[64], buf[1024], *p;
 	ssize_t n;
 	int fd, field;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	stat_path(path, pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -74,17 +91,21 @@ static bool proc_stat(int pid, char *state, unsigned long long *start)
 		if (p)
 			p++;
 	}
-	if (!p)
+	if (!p || *p < '0' || *p > '9')
 		return false;
-	*start = strtoull(p, NULL, 10);
+	for (*start = 0; *p >= '0' && *p <= '9'; p++)
+		*start = *start * 10 + (unsigned long long)(*p - '0');
 	return true;
 }
 
 static uint64_t owner_word(int pid, unsigned long long start)
 {
-	return (uint64_t)(uint32_t)pid | (uint64_t)(uint32_t)start << 32;
+	uint64_t o = (uint64_t)(uint32_t)pid | (uint64_t)(uint32_t)start << 32;
+
+	return o == SRCU__SHM_RECOVERING ? o - 1 : o;   /* never the marker */
 }
 
+/* 0 if /proc/self/stat cannot be read (attach refuses then). */
 uint64_t srcu__shm_self(void)
 {
 	uint64_t o = load_relaxed(&self_owner);
@@ -94,57 +115,72 @@ uint64_t srcu__shm_self(void)
 	if (o)
 		return o;
 	if (!proc_stat(getpid(), &state, &start))
-		srcu__report_fatal("cannot read /proc/%d/stat: a shared domain names its "
-			    "owners by pid and start time", (int)getpid());
+		return 0;
 	o = owner_word(getpid(), start);
 	store_relaxed(&self_owner, o);
 	return o;
 }
 
+/* The child is another process: its identity is computed when it first
+ * needs it (not here: an atfork handler should not read files). */
 void srcu__shm_fork_child(void)
 {
 	store_relaxed(&self_owner, 0);
-	(void)srcu__shm_self();
+}
+
+/* This process's identity where a shared domain needs it; attach made
+ * sure it could be read, but a fork child reads it anew. */
+static uint64_t self_or_die(void)
+{
+	uint64_t me = srcu__shm_self();
+
+	if (!me)
+		srcu__report_fatal("process %d cannot read /proc/self/stat: a shared domain "
+			    "names its processes by pid and start time", (int)getpid());
+	return me;
 }
 
 /*
- * Is the process that owner names dead?  Never true for a live process,
- * however slow or stopped: a pid whose start time differs is another
- * process (the owner's pid was reused, so the owner is gone); a pidfd
- * that polls readable is a thread group that has exited (a zombie, not
- * yet reaped; a leader that exited alone does not poll readable).
- * Without pidfd_open() (Linux before 5.3) a zombie's state says it.
+ * Is the process that owner names dead?  Only on evidence: pidfd_open()
+ * failing with ESRCH (no process has the pid), a pidfd that polls
+ * readable (the process that had the pid when it was opened has exited,
+ * zombie or reaped: if that was the owner it is dead, and if it was not,
+ * the owner had left the pid before, so it is dead too; a leader that
+ * exited alone does not poll readable), or a start time that was read
+ * and differs (the pid was reused).  Anything else (no pidfd_open, file
+ * descriptors exhausted, a /proc that hides the process) counts as
+ * alive: a grace period that waits longer is safe, one that ends a live
+ * section is not.
  */
 static bool owner_dead(uint64_t owner)
 {
 	int pid = (int)(uint32_t)owner, pidfd;
 	unsigned long long start;
 	char state;
-	bool dead;
+	bool dead = false;
 
-	if (owner == srcu__shm_self())
+	if (owner == srcu__shm_self() || owner == SRCU__SHM_RECOVERING || pid <= 0)
 		return false;
 	if (SRCU__BUSTED(DISCARDLIVE))   /* the broken recovery of model/srcu.pml */
 		return true;
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0 && errno == ESRCH)
-		return true;
-	/* The pidfd, opened first, names the process that had the pid then;
-	 * a start time that matches after it says that was the owner (the
-	 * owner held the pid before its slot was read, hence before the
-	 * open). */
-	if (!proc_stat(pid, &state, &start) || (uint32_t)start != (uint32_t)(owner >> 32)) {
-		dead = true;
-	} else if (pidfd >= 0) {
+	if (pidfd < 0) {
+		if (errno == ESRCH || (kill(pid, 0) != 0 && errno == ESRCH))
+			return true;
+	} else {
 		struct pollfd p = { .fd = pidfd, .events = POLLIN };
 
 		dead = poll(&p, 1, 0) > 0;
-	} else {
-		dead = state == 'Z' || state == 'X';
-	}
-	if (pidfd >= 0)
 		close(pidfd);
+	}
+	if (!dead && proc_stat(pid, &state, &start))
+		dead = (uint32_t)start != (uint32_t)(owner >> 32);
 	return dead;
+}
+
+bool srcu__shm_owner_dead(uint64_t owner)
+{
+	return owner && owner_dead(owner);
 }
 
 /* ---- layout ---- */
@@ -174,9 +210,9 @@ unsigned long srcu__shm_size(unsigned int slots)
 
 /* What a header must say before anything else of the file is believed.
  * Reads only: garbage is rejected, never written. */
-int srcu__shm_validate(const struct srcu__shm_header *h, unsigned long file_size)
+int srcu__shm_validate(const struct srcu__shm_header *h, const struct srcu_struct *sp,
+		       unsigned long file_size)
 {
-	const struct srcu_struct *sp;
 	unsigned int w;
 
 	if (memcmp(h->magic, SRCU__SHM_MAGIC, sizeof(h->magic)) != 0)
@@ -189,9 +225,8 @@ int srcu__shm_validate(const struct srcu__shm_header *h, unsigned long file_size
 	    srcu__shm_size(h->slots) == 0 || h->size != srcu__shm_size(h->slots) ||
 	    h->size > file_size || h->slots_high > h->slots)
 		return -EINVAL;
-	sp = (const struct srcu_struct *)(const void *)((const char *)h + h->domain_offset);
 	w = (SRCU__SHARED_ID_FIRST + h->block * SRCU__SHARED_BLOCK_IDS) * SRCU__SLOT_WORDS;
-	if (sp->slot_word != w || (sp->lock_word & ~1u) != w)
+	if (load_relaxed(&sp->slot_word) != w || (load_relaxed(&sp->lock_word) & ~1u) != w)
 		return -EINVAL;
 	return 0;
 }
@@ -223,7 +258,7 @@ static void slots_high_raise(struct srcu__shm_header *h, unsigned int i)
 static int claim_free(unsigned int b, unsigned int st)
 {
 	struct srcu__shm_att *a = &srcu__shm_att[b];
-	uint64_t me = srcu__shm_self();
+	uint64_t me = self_or_die();
 
 	for (unsigned int i = 0; i < a->slots; i++) {
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
@@ -242,27 +277,20 @@ static int claim_free(unsigned int b, unsigned int st)
 	return -1;
 }
 
-/* The domain's GP-lock word (in the file's domain). */
-static unsigned int gp_lock_word(unsigned int b)
-{
-	return load_acquire(&srcu__dom(srcu__shm_domain(b))->gp_lock);
-}
-
 /* Take a dead process's slot whose counts are balanced (it held no
  * section open), when no slot is free.  No GP lock is needed: nothing is
- * written but the owner, by CAS, which recovery's release also is; a
- * slot that still names the GP lock's holder is left to the takeover,
- * since its number is the dead holder's token. */
+ * written but the owner word, by CAS from the dead owner's value, which
+ * fails once recovery has marked the slot (srcu__shm_recover()). */
 static int claim_dead(unsigned int b)
 {
-	uint64_t me = srcu__shm_self();
+	uint64_t me = self_or_die();
 
 	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++) {
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
 		struct srcu__slot *s = srcu__shm_counters(b, i);
 		uint64_t owner = load_acquire(&o->owner);
 
-		if (!owner || owner == me || gp_lock_word(b) == i + 1 || !owner_dead(owner))
+		if (!owner || !owner_dead(owner))   /* free, marked, ours, or alive */
 			continue;
 		if (srcu__count_diff(srcu__count(load_acquire(&s->lock[0])), load_acquire(&s->unlock[0])) ||
 		    srcu__count_diff(srcu__count(load_acquire(&s->lock[1])), load_acquire(&s->unlock[1])))
@@ -283,29 +311,13 @@ int srcu__shm_reserve(unsigned int b)
 	return i >= 0 ? i : claim_dead(b);
 }
 
-unsigned int srcu__shm_token(unsigned int b)
-{
-	struct srcu__shm_att *a = &srcu__shm_att[b];
-	unsigned int home = load_acquire(&a->home), none = 0;
-	int i;
-
-	if (home)
-		return home;
-	i = srcu__shm_reserve(b);   /* a fork child's first need of one */
-	if (i < 0)
-		return 0;
-	if (__atomic_compare_exchange_n(&a->home, &none, (unsigned int)i + 1, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return (unsigned int)i + 1;
-	srcu__shm_release(b, (unsigned int)i);   /* another thread's came first */
-	return none;
-}
-
 /* A slot for a thread's first section: one this process reserved, else a
- * free one.  Async-signal-safe. */
+ * free one, else a dead process's idle one (a prefork server's workers
+ * that exited attached leave theirs).  Async-signal-safe. */
 static int claim_for_thread(unsigned int b)
 {
-	uint64_t me = srcu__shm_self();
+	uint64_t me = self_or_die();
+	int got;
 
 	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++) {
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
@@ -316,7 +328,9 @@ static int claim_for_thread(unsigned int b)
 						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			return (int)i;
 	}
-	return claim_free(b, SRCU__SHM_MAPPED);
+	if ((got = claim_free(b, SRCU__SHM_MAPPED)) < 0 && (got = claim_dead(b)) >= 0)
+		store_relaxed(&srcu__shm_owner_of(b, (unsigned int)got)->state, SRCU__SHM_MAPPED);
+	return got;
 }
 
 int srcu__shm_map_slot(unsigned int b, void *page)
@@ -351,7 +365,7 @@ void srcu__shm_release(unsigned int b, unsigned int i)
 
 unsigned int srcu__shm_count_reserved(unsigned int b, unsigned int state)
 {
-	uint64_t me = srcu__shm_self();
+	uint64_t me = self_or_die();
 	unsigned int n = 0;
 
 	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++) {
@@ -380,7 +394,7 @@ unsigned int srcu__shm_sum_unlocks(unsigned int b, unsigned long unlocks[2])
 	return n;
 }
 
-unsigned long srcu__shm_sum_locks(unsigned int b, int idx, unsigned int n, int *bad_pid)
+unsigned long srcu__shm_sum_locks(unsigned int b, int idx, unsigned int n, unsigned int *bad_slot)
 {
 	unsigned long sum = 0;
 
@@ -389,25 +403,14 @@ unsigned long srcu__shm_sum_locks(unsigned int b, int idx, unsigned int n, int *
 		unsigned long u = load_acquire(&s->unlock[idx]);
 		unsigned long l = srcu__count(load_acquire(&s->lock[idx]));
 
-		if (srcu__count_signed(srcu__count_diff(l, u)) < 0 && !*bad_pid)
-			*bad_pid = (int)(uint32_t)load_relaxed(&srcu__shm_owner_of(b, i)->owner);
+		if (srcu__count_signed(srcu__count_diff(l, u)) < 0 && !*bad_slot)
+			*bad_slot = i + 1;
 		sum += l;
 	}
 	return sum;
 }
 
 /* ---- recovery ---- */
-
-bool srcu__shm_token_dead(unsigned int b, unsigned int token)
-{
-	struct srcu__shm_att *a = &srcu__shm_att[b];
-	uint64_t owner;
-
-	if (token == 0 || token > a->slots)
-		return false;
-	owner = load_acquire(&srcu__shm_owner_of(b, token - 1)->owner);
-	return owner != 0 && owner_dead(owner);
-}
 
 /* Remember what one dead process held (several slots each). */
 static void note_dead(struct srcu__shm_dead *dead, unsigned int *n, unsigned int max,
@@ -443,6 +446,15 @@ static unsigned long balance(struct srcu__slot *s)
 	return open;
 }
 
+/* Mark slot i (owner word owner) as being recovered: the CAS that makes
+ * it ours to balance.  An attacher's claim_dead() that took it first
+ * makes this fail, and one that comes after fails on the mark. */
+static bool mark_recovering(struct srcu__shm_owner *o, uint64_t owner)
+{
+	return __atomic_compare_exchange_n(&o->owner, &owner, SRCU__SHM_RECOVERING, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
 unsigned int srcu__shm_recover(unsigned int b, struct srcu__shm_dead *dead, unsigned int max)
 {
 	uint64_t seen_dead[16] = { 0 }, seen_live[16] = { 0 };
@@ -452,9 +464,13 @@ unsigned int srcu__shm_recover(unsigned int b, struct srcu__shm_dead *dead, unsi
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
 		uint64_t owner = load_acquire(&o->owner);
 		bool is_dead = false, known = false;
+		unsigned long sections;
 
 		if (!owner)
 			continue;
+		/* Marked by a GP-lock holder that died recovering it: ours
+		 * to finish, since we hold the lock now. */
+		is_dead = known = owner == SRCU__SHM_RECOVERING;
 		for (unsigned int k = 0; k < nd && !known; k++)
 			known = is_dead = seen_dead[k] == owner;
 		for (unsigned int k = 0; k < nl && !known; k++)
@@ -466,18 +482,16 @@ unsigned int srcu__shm_recover(unsigned int b, struct srcu__shm_dead *dead, unsi
 			else if (!is_dead && nl < 16)
 				seen_live[nl++] = owner;
 		}
-		if (!is_dead)
+		if (!is_dead || (owner != SRCU__SHM_RECOVERING && !mark_recovering(o, owner)))
 			continue;
-		/* Dead: its counts are balanced only now (DEAD in
+		/* Dead, and marked: its counts are balanced only now (DEAD in
 		 * model/srcu.pml; a live owner's never are), then the slot is
-		 * freed for the next attacher. */
-		note_dead(dead, &n, max, (int)(uint32_t)owner, balance(srcu__shm_counters(b, i)));
+		 * freed, with release: the next owner sees them balanced. */
+		sections = balance(srcu__shm_counters(b, i));
+		if (owner != SRCU__SHM_RECOVERING)   /* else its pid is lost: no report */
+			note_dead(dead, &n, max, (int)(uint32_t)owner, sections);
 		store_relaxed(&o->state, SRCU__SHM_FREE);
-		/* A CAS, not a store: an attacher may have taken the slot
-		 * (claim_dead()) once it was balanced.  Release: the next
-		 * owner sees the counts balanced. */
-		__atomic_compare_exchange_n(&o->owner, &owner, 0, false,
-					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+		store_release(&o->owner, 0);
 	}
 	return n;
 }

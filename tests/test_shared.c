@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
 
@@ -478,6 +479,113 @@ static void test_errors(void)
 	close(small);
 }
 
+/* Bug caught: a process whose liveness cannot be checked (here: no file
+ * descriptor left for pidfd_open() or /proc) taken for dead, and its
+ * live section ended. */
+static void test_unknown_is_alive(void)
+{
+	int fd = new_memfd();
+	struct srcu_struct *sp = create(fd, 8, "no-fds");
+	struct helper h = helper_start("hold", fd);
+	struct rlimit saved, none;
+	struct gp_thread g;
+	int probe;
+
+	REQUIRE(helper_read(&h) == 'L');
+	REQUIRE(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+	probe = dup(0);   /* the lowest free descriptor: allow none from it on */
+	REQUIRE(probe >= 0);
+	close(probe);
+	none = saved;
+	none.rlim_cur = (rlim_t)probe;
+	REQUIRE(setrlimit(RLIMIT_NOFILE, &none) == 0);
+	gp_start(&g, sp);
+	sleep_ms(400);   /* looks for dead owners at 10, 30, 70, 150, 310 ms */
+	CHECK(!flag_get(&g.done));
+	REQUIRE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+	helper_say(&h, 'u');
+	REQUIRE(helper_read(&h) == 'U');
+	join(g.t);
+	helper_say(&h, 'x');
+	CHECK_EQ(helper_wait(&h), 0);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
+/* Bug caught: reader slots of processes that exited attached (a prefork
+ * server's workers) never coming back: with 3 slots, the fourth child on
+ * would find none at its first section and abort. */
+static void test_exited_slots_reused(void)
+{
+	int fd = new_memfd();
+	struct srcu_struct *sp = create(fd, 3, "reuse");
+
+	for (int i = 0; i < 6; i++) {
+		int status;
+		pid_t pid;
+
+		fflush(NULL);
+		pid = fork();
+		REQUIRE(pid >= 0);
+		if (pid == 0) {
+			int idx = srcu_read_lock(sp);
+
+			srcu_read_unlock(sp, idx);
+			_exit(0);   /* attached, not detached */
+		}
+		REQUIRE(waitpid(pid, &status, 0) == pid);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	synchronize_srcu(sp);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
+static int *callbacks_run;   /* shared between parent and child */
+
+static void count_callback(struct srcu_head *h)
+{
+	(void)h;
+	__atomic_fetch_add(callbacks_run, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Bugs caught: a shared domain's callbacks pending at fork() run by both
+ * parent and child (a shared object freed twice); a file that held
+ * something else kept its stale counts at creation (a GP that never
+ * ends). */
+static void test_fork_callbacks_and_dirty_file(void)
+{
+	int fd = new_memfd(), idx, status;
+	char junk[4 * 4096];
+	struct srcu_struct *sp;
+	struct srcu_head head;
+	pid_t pid;
+
+	memset(junk, 0xff, sizeof(junk));
+	REQUIRE(write(fd, junk, sizeof(junk)) == (ssize_t)sizeof(junk));
+	sp = create(fd, 2, "dirty");
+	synchronize_srcu(sp);   /* stale counts would hold it forever */
+	callbacks_run = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(callbacks_run != MAP_FAILED);
+	idx = srcu_read_lock(sp);   /* the callback waits for this section */
+	call_srcu(sp, &head, count_callback);
+	fflush(NULL);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		srcu_read_unlock(sp, idx);   /* the copy of the section */
+		srcu_barrier(sp);
+		_exit(0);
+	}
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	srcu_read_unlock(sp, idx);
+	srcu_barrier(sp);
+	CHECK_EQ(*callbacks_run, 1);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	munmap(callbacks_run, 4096);
+	close(fd);
+}
+
 /* Bug caught: two shared domains of one process mixing their slots or
  * flags (each has its own id block). */
 static void test_two_domains(void)
@@ -516,5 +624,8 @@ int main(int argc, char **argv)
 	test_fork_child('u');
 	test_fork_child('d');
 	test_two_domains();
+	test_unknown_is_alive();
+	test_exited_slots_reused();
+	test_fork_callbacks_and_dirty_file();
 	return check_report("test_shared");
 }
