@@ -54,6 +54,11 @@ struct srcu__async {
 	bool running, stop;
 	bool in_gp;                     /* the worker waits for a GP, unlocked */
 	bool urgent;                    /* srcu_barrier() waits: no gathering */
+	/* Shared domains: the furthest cookie of this process's
+	 * start_poll_synchronize_srcu() (gp_seq_needed, in the file, holds
+	 * every process's requests, which are theirs to serve). */
+	bool poll_pending;
+	unsigned long poll_needed;
 };
 
 /* Gathering: the worker lets callbacks accumulate for up to GATHER_NS
@@ -194,6 +199,21 @@ static void gather_callbacks(struct srcu_struct *sp, struct srcu__async *a)
 	a->urgent = false;
 }
 
+/* A polled GP the worker must see run (caller holds a->lock): for a
+ * private domain any request; for a shared one this process's own.  *s:
+ * the gp_seq to wait for. */
+static bool poll_needed(struct srcu_struct *sp, struct srcu__async *a, unsigned long *s)
+{
+	if (!srcu__id_shared(srcu__id_of(sp))) {
+		*s = load_acquire(&srcu__dom(sp)->gp_seq_needed);
+		return srcu__gp_needed(sp);
+	}
+	if (a->poll_pending && poll_state_synchronize_srcu(sp, a->poll_needed))
+		a->poll_pending = false;
+	*s = a->poll_needed;
+	return a->poll_pending;
+}
+
 static void *worker_main(void *arg)
 {
 	struct srcu_struct *sp = arg;
@@ -203,6 +223,8 @@ static void *worker_main(void *arg)
 	pthread_setname_np(pthread_self(), "srcu-callbacks");
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
+		unsigned long s;
+
 		if (a->head) {
 			/* The busted flavour runs callbacks without a GP; a
 			 * gathering delay would hide that behind most sections'
@@ -210,11 +232,11 @@ static void *worker_main(void *arg)
 			if (!SRCU__BUSTED(CBNOWAIT))
 				gather_callbacks(sp, a);
 			serve_callbacks(sp, a);
-		} else if (!a->stop && srcu__gp_needed(sp)) {
+		} else if (!a->stop && poll_needed(sp, a, &s)) {
 			/* start_poll_synchronize_srcu() asked for a GP. */
 			a->in_gp = true;
 			pthread_mutex_unlock(&a->lock);
-			srcu__gp_wait_seq(sp, load_acquire(&srcu__dom(sp)->gp_seq_needed));
+			srcu__gp_wait_seq(sp, s);
 			pthread_mutex_lock(&a->lock);
 			a->in_gp = false;
 		} else if (a->stop) {
@@ -263,13 +285,16 @@ static bool enqueue(struct srcu_struct *sp, struct srcu__async *a, struct srcu_h
  * Without memory or a thread for a worker the request stays in
  * gp_seq_needed: the next synchronize_srcu() on the domain, or a later
  * kick that starts the worker, runs it. */
-static void async_kick(struct srcu_struct *sp)
+static void async_kick(struct srcu_struct *sp, unsigned long s)
 {
 	struct srcu__async *a = async_get(sp);
 
 	if (!a)
 		return;
 	pthread_mutex_lock(&a->lock);
+	if (!a->poll_pending || ULONG_CMP_LT(a->poll_needed, s))
+		a->poll_needed = s;
+	a->poll_pending = true;
 	if (worker_ensure(sp, a))
 		pthread_cond_signal(&a->work);
 	pthread_mutex_unlock(&a->lock);
@@ -282,7 +307,7 @@ unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp)
 	unsigned long s = srcu__gp_polled_snap(sp, "start_poll_synchronize_srcu");
 
 	srcu__gp_request(sp, s);
-	async_kick(sp);   /* the worker runs the GP if no updater does */
+	async_kick(sp, s);   /* the worker runs the GP if no updater does */
 	return s;
 }
 
@@ -424,6 +449,14 @@ int srcu_set_backlog_limit(struct srcu_struct *sp, unsigned long limit)
 
 /* ---- lifetime ---- */
 
+/* A polled request this process must still serve (caller holds a->lock). */
+static bool own_gp_needed(struct srcu_struct *sp, struct srcu__async *a)
+{
+	unsigned long s;
+
+	return poll_needed(sp, a, &s);
+}
+
 int srcu__async_cleanup(struct srcu_struct *sp)
 {
 	struct srcu__async *a = async_of(sp);
@@ -432,7 +465,7 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 		return 0;
 	pthread_mutex_lock(&a->lock);
 	/* A worker whose requested GP has ended is about to go idle. */
-	while (a->in_gp && !a->backlog && !srcu__gp_needed(sp)) {
+	while (a->in_gp && !a->backlog && !own_gp_needed(sp, a)) {
 		pthread_mutex_unlock(&a->lock);
 		sched_yield();
 		pthread_mutex_lock(&a->lock);
@@ -441,10 +474,10 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 	 * a callback cleaning up its own domain, or a start_poll request the
 	 * worker has not yet taken up: the worker stays to run it, as the
 	 * cookie's owner will poll for it (and the domain stays live). */
-	if (a->backlog || a->in_gp || worker_of == sp || srcu__gp_needed(sp)) {
+	if (a->backlog || a->in_gp || worker_of == sp || own_gp_needed(sp, a)) {
 		/* Make sure someone works on it (a fork child has callbacks
 		 * but no worker until it calls call_srcu or srcu_barrier). */
-		if ((a->backlog || srcu__gp_needed(sp)) && worker_ensure(sp, a))
+		if ((a->backlog || own_gp_needed(sp, a)) && worker_ensure(sp, a))
 			pthread_cond_signal(&a->work);
 		pthread_mutex_unlock(&a->lock);
 		return -EBUSY;

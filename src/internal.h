@@ -501,8 +501,6 @@ SRCU__HIDDEN void srcu__gp_fork_child(struct srcu_struct *sp);
 
 /* ---- async.c ---- */
 
-/* Start the domain's worker if needed and tell it to look for work. */
-SRCU__HIDDEN void srcu__async_kick(struct srcu_struct *sp);
 /* For cleanup_srcu_struct(): -EBUSY while callbacks are pending or the
  * worker waits for a GP, else stop and free the worker.  Called before
  * cleanup takes gp_lock (the worker may need it to finish). */

@@ -550,15 +550,17 @@ static void count_callback(struct srcu_head *h)
 }
 
 /* Bugs caught: a shared domain's callbacks pending at fork() run by both
- * parent and child (a shared object freed twice); a file that held
- * something else kept its stale counts at creation (a GP that never
- * ends). */
+ * parent and child (a shared object freed twice); an idle child refused
+ * detach because another process needs a GP (gp_seq_needed is the
+ * domain's, in the file); a file that held something else kept its stale
+ * counts at creation (a GP that never ends). */
 static void test_fork_callbacks_and_dirty_file(void)
 {
 	int fd = new_memfd(), idx, status;
 	char junk[4 * 4096];
 	struct srcu_struct *sp;
 	struct srcu_head head;
+	struct gp_thread g;
 	pid_t pid;
 
 	memset(junk, 0xff, sizeof(junk));
@@ -569,16 +571,22 @@ static void test_fork_callbacks_and_dirty_file(void)
 	REQUIRE(callbacks_run != MAP_FAILED);
 	idx = srcu_read_lock(sp);   /* the callback waits for this section */
 	call_srcu(sp, &head, count_callback);
+	gp_start(&g, sp);           /* and so does a GP the domain needs */
+	sleep_ms(20);
 	fflush(NULL);
 	pid = fork();
 	REQUIRE(pid >= 0);
 	if (pid == 0) {
 		srcu_read_unlock(sp, idx);   /* the copy of the section */
 		srcu_barrier(sp);
-		_exit(0);
+		/* The parent's GP is still needed (its section holds it):
+		 * that is not this process's business. */
+		_exit(srcu_shared_detach(sp) == 0 ? 0 : 3);
 	}
 	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	srcu_read_unlock(sp, idx);
+	join(g.t);
 	srcu_barrier(sp);
 	CHECK_EQ(*callbacks_run, 1);
 	CHECK_EQ(srcu_shared_detach(sp), 0);
