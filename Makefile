@@ -71,6 +71,8 @@ torture: all
 	$(BUILD)/srcu-torture --flavor busted-earlypoll --duration 20 --stop-on-fail | grep -q '^FAIL: '
 	$(BUILD)/srcu-torture --flavor busted-nofence --duration 20 --stop-on-fail | grep -q '^FAIL: '
 	$(BUILD)/srcu-torture --flavor busted-earlyfence --duration 120 --stop-on-fail | grep -q '^FAIL: '
+	$(BUILD)/srcu-torture --processes 3 --duration $(TORTURE_S) --json $(BUILD)/torture-processes.json
+	$(BUILD)/srcu-torture --processes 3 --flavor busted-discardlive --duration 20 --stop-on-fail | grep -q '^FAIL: '
 	@echo "make torture: correct flavour passed, busted flavours caught"
 
 # PREFIX=... is honoured on every call (the configure step above uses it).

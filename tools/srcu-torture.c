@@ -16,7 +16,7 @@
  *                [--async-writers N] [--poll-writers N]
  *                [--expedited-ratio R] [--seed X] [--flavor F] [--json FILE]
  *                [--reader-delay PERMILLE] [--stop-on-fail] [--no-chaos]
- *                [--stall S] [--signal-storm] [--fork-storm]
+ *                [--stall S] [--signal-storm] [--fork-storm] [--processes N]
  *
  * Writers: --writers call synchronize_srcu*(); --async-writers (default 1)
  * retire through call_srcu(), whose callback poisons; --poll-writers
@@ -29,9 +29,16 @@
  * their exit under fire), and with --fork-storm a fork() every few ms
  * whose child must finish the callbacks it inherited exactly once.
  *
+ * --processes N (torture-procs.c) runs a process-shared domain instead:
+ * N reader processes of --readers threads (default 2) each, objects in a
+ * shared mapping, and, unless --no-chaos, a reader process SIGKILLed every
+ * 100-500 ms; --stall (default 5 there) bounds the wait for grace periods
+ * after each kill.  --signal-storm and --fork-storm do not apply there.
+ *
  * Flavours: srcu (the library as built), busted-nosync, busted-onescan,
  * busted-nofence, busted-cbnowait, busted-earlypoll (deliberately broken
- * grace periods, callbacks and cookies: the test of the test).  Exit
+ * grace periods, callbacks and cookies: the test of the test), and with
+ * --processes busted-discardlive (live processes taken for dead).  Exit
  * status 0 only without failure; the last line is PASS or FAIL: <reason>.
  *
  * SPDX-License-Identifier: MIT
@@ -777,6 +784,7 @@ static const struct { const char *name; int flavor; } flavors[] = {
 	{ "busted-cbnowait", SRCU_TORTURE_CBNOWAIT },
 	{ "busted-earlypoll", SRCU_TORTURE_EARLYPOLL },
 	{ "busted-earlyfence", SRCU_TORTURE_EARLYFENCE },
+	{ "busted-discardlive", SRCU_TORTURE_DISCARDLIVE },   /* --processes only */
 };
 
 static void usage(int status)
@@ -786,9 +794,9 @@ static void usage(int status)
 		"                    [--async-writers N] [--poll-writers N]\n"
 		"                    [--expedited-ratio R] [--seed X] [--flavor F] [--json FILE]\n"
 		"                    [--reader-delay PERMILLE] [--stop-on-fail] [--no-chaos] [--stall S]\n"
-		"                    [--signal-storm] [--fork-storm]\n"
+		"                    [--signal-storm] [--fork-storm] [--processes N]\n"
 		"flavors: srcu busted-nosync busted-onescan busted-nofence busted-cbnowait\n"
-		"         busted-earlypoll busted-earlyfence\n");
+		"         busted-earlypoll busted-earlyfence busted-discardlive (--processes)\n");
 	exit(status);
 }
 
@@ -823,9 +831,11 @@ static void parse_options(int argc, char **argv)
 		{ "stall", required_argument, 0, 'T' },
 		{ "signal-storm", no_argument, 0, 'G' },
 		{ "fork-storm", no_argument, 0, 'F' },
+		{ "processes", required_argument, 0, 'p' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
+	bool stall_set = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -845,10 +855,32 @@ static void parse_options(int argc, char **argv)
 		case 'C': cfg.chaos = false; break;
 		case 'G': cfg.signal_storm = true; break;
 		case 'F': cfg.fork_storm = true; break;
-		case 'T': cfg.stall_s = atof(optarg); break;
+		case 'T': cfg.stall_s = atof(optarg); stall_set = true; break;
+		case 'p': cfg.processes = atoi(optarg); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
+	}
+	if (cfg.processes < 0 || cfg.processes > P_MAX_PROCS ||
+	    (cfg.processes && (cfg.readers > P_MAX_THREADS ||
+			       cfg.writers + cfg.async_writers + cfg.poll_writers > P_MAX_WRITERS))) {
+		fprintf(stderr, "srcu-torture: --processes takes 1..%d processes of up to %d "
+			"readers, and up to %d writers in all\n", P_MAX_PROCS, P_MAX_THREADS,
+			P_MAX_WRITERS);
+		usage(2);
+	}
+	if (cfg.flavor == SRCU_TORTURE_DISCARDLIVE && !cfg.processes) {
+		fprintf(stderr, "srcu-torture: busted-discardlive breaks shared domains only: "
+			"it needs --processes\n");
+		usage(2);
+	}
+	if (cfg.processes) {
+		/* Threads per reader process; and a kill's grace periods are
+		 * due within a second (doc/shared.md): 5 s is a hang. */
+		if (!cfg.readers)
+			cfg.readers = 2;
+		if (!stall_set)
+			cfg.stall_s = 5;
 	}
 	if (!cfg.readers) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -872,6 +904,8 @@ int main(int argc, char **argv)
 
 	parse_options(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (cfg.processes)
+		return procs_main();
 	srcu__torture_flavor = cfg.flavor;
 	tso_init();
 	srcu__torture_reader_delay = cfg.reader_delay_permille ? reader_delay : NULL;

@@ -7,6 +7,8 @@
  *                    churn, fork, signals to blocked updaters, a reader
  *                    that exits inside its section, id exhaustion
  *   torture-tso.c    a store buffer for lock counts, drained by membarrier
+ *   torture-procs.c  --processes: a process-shared domain, readers in
+ *                    processes that are SIGKILLed at random
  *
  * SPDX-License-Identifier: MIT
  */
@@ -65,6 +67,7 @@ struct torture_config {
 	bool signal_storm;           /* chaos: sections in signal handlers */
 	bool fork_storm;             /* chaos: fork() every few ms */
 	double stall_s;              /* a writer without progress this long: FAIL */
+	int processes;               /* reader processes (torture-procs.c); 0: one process */
 };
 
 extern struct torture_config cfg;
@@ -111,5 +114,12 @@ void chaos_note_writer(pthread_t t);      /* a thread to send signals to */
  * it (falls back to srcu_read_lock() where it cannot emulate). */
 void tso_init(void);
 int tso_read_lock(struct srcu_struct *sp, void **obj, void **head, long delay_ns);
+
+/* torture-procs.c: the whole run with --processes (cfg.readers threads in
+ * each of cfg.processes reader processes); the exit status. */
+#define P_MAX_PROCS   64
+#define P_MAX_THREADS 16
+#define P_MAX_WRITERS 32
+int procs_main(void);
 
 #endif /* SRCU_TORTURE_TOOL_H */
