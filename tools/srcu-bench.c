@@ -16,7 +16,9 @@
  * threads that used a domain and with the number of domains; (8)
  * call_srcu() against call_rcu(); (9) what membarrier and a futex
  * wake-up cost on this machine, which bounds (2) and (4); (10) liburcu's
- * cds_lfht on the libsrcu flavour (srcu_urcu.h) and on urcu-memb.  Every
+ * cds_lfht on the libsrcu flavour (srcu_urcu.h) and on urcu-memb; (11)
+ * read pair and grace period of a process-shared domain, a private one
+ * and a PTHREAD_PROCESS_SHARED rwlock, with two processes.  Every
  * figure is also a row of --json/--csv; --plot draws a PNG per figure and
  * unit (min-max error bars) and the latency CDF, with gnuplot.
  * The last line is a greppable SUMMARY.
@@ -41,6 +43,7 @@
 #include "bench_lfht.h"
 #endif
 #include "bench_results.h"
+#include "bench_shared.h"
 #include "srcu.h"
 
 /* Every peer, in the order of the tables. */
@@ -758,9 +761,20 @@ static void figure_scaling(void)
 
 #define INSTR_PAIRS 100000
 
-/* In the child, under callgrind: collect only the peer's INSTR_PAIRS pairs. */
+/* In the child, under callgrind: collect only the peer's INSTR_PAIRS pairs
+ * (figure 11's rows: "fig11:" and the row's name). */
 static int instr_child(const char *name)
 {
+	if (!strncmp(name, "fig11:", 6)) {
+		if (shared_instr_prepare(name + 6) != 0)
+			return 2;
+#ifdef HAVE_CALLGRIND
+		CALLGRIND_TOGGLE_COLLECT;
+		shared_instr_reads(INSTR_PAIRS);
+		CALLGRIND_TOGGLE_COLLECT;
+#endif
+		return 0;
+	}
 	FOR_PEERS(p) {
 		if (strcmp(p->name, name))
 			continue;
@@ -777,44 +791,83 @@ static int instr_child(const char *name)
 	return 2;
 }
 
-/* Run ourselves under callgrind for each peer; record Ir / pair. */
-static void measure_instructions(void)
+/* Can we count instructions?  Says why not, once. */
+static int callgrind_usable(void)
+{
+	static int said;
+	int ok = 1;
+
+#ifndef HAVE_CALLGRIND
+	if (!said)
+		printf("note: instructions per pair need valgrind (apt-get install valgrind) at build time\n");
+	ok = 0;
+#else
+	if (system("valgrind --version >/dev/null 2>&1") != 0) {
+		if (!said)
+			printf("note: instructions per pair skipped: install valgrind (apt-get install valgrind)\n");
+		ok = 0;
+	}
+#endif
+	said = 1;
+	return ok;
+}
+
+/* Run ourselves under callgrind with --instr-child name: Ir per pair, or
+ * 0 if that failed. */
+static double callgrind_per_pair(const char *name)
 {
 	char out[] = "/tmp/srcu-bench-cg-XXXXXX", cmd[8600], line[512];
 	int fd = mkstemp(out);
+	double ir = 0;
+	FILE *f;
 
 	if (fd < 0)
-		return;
+		return 0;
 	close(fd);
-#ifndef HAVE_CALLGRIND
-	printf("note: instructions per pair need valgrind (apt-get install valgrind) at build time\n");
-	unlink(out);
-	return;
-#endif
-	if (system("valgrind --version >/dev/null 2>&1") != 0) {
-		printf("note: instructions per pair skipped: install valgrind (apt-get install valgrind)\n");
-		unlink(out);
-		return;
-	}
-	FOR_PEERS(p) {
-		FILE *f;
-		double ir = 0;
-
-		if (p == &peer_srcu_exp)
-			continue;
-		snprintf(cmd, sizeof(cmd), "valgrind --tool=callgrind --collect-atstart=no "
-			 "--callgrind-out-file=%s '%s' --instr-child '%s' >/dev/null 2>&1",
-			 out, self_path, p->name);
-		if (system(cmd) != 0 || !(f = fopen(out, "r")))
-			continue;
+	snprintf(cmd, sizeof(cmd), "valgrind --tool=callgrind --collect-atstart=no "
+		 "--callgrind-out-file=%s '%s' --instr-child '%s' >/dev/null 2>&1",
+		 out, self_path, name);
+	if (system(cmd) == 0 && (f = fopen(out, "r"))) {
 		while (fgets(line, sizeof(line), f))
 			if (!strncmp(line, "totals:", 7) || !strncmp(line, "summary:", 8))
 				ir = atof(strchr(line, ':') + 1);
 		fclose(f);
-		if (ir > 0)
-			record("instructions", p->name, "per_pair", ir / INSTR_PAIRS, "instructions");
 	}
 	unlink(out);
+	return ir / INSTR_PAIRS;
+}
+
+/* Run ourselves under callgrind for each peer; record Ir / pair. */
+static void measure_instructions(void)
+{
+	if (!callgrind_usable())
+		return;
+	FOR_PEERS(p) {
+		double ir;
+
+		if (p == &peer_srcu_exp)
+			continue;
+		ir = callgrind_per_pair(p->name);
+		if (ir > 0)
+			record("instructions", p->name, "per_pair", ir, "instructions");
+	}
+}
+
+/* The same for figure 11's rows (its own read loops). */
+static void measure_shared_instructions(void)
+{
+	char name[64];
+
+	if (!callgrind_usable())
+		return;
+	for (int r = 0; r < SHARED_NROWS; r++) {
+		double ir;
+
+		snprintf(name, sizeof(name), "fig11:%s", shared_row_name[r]);
+		ir = callgrind_per_pair(name);
+		if (ir > 0)
+			record("shared", shared_row_name[r], "instr_per_pair", ir, "instructions");
+	}
 }
 
 /* ---- output files ---- */
@@ -1044,6 +1097,10 @@ int main(int argc, char **argv)
 	if (wanted(10))
 		figure_lfht(quick, ncpu);
 #endif
+	if (callgrind && wanted(11))
+		measure_shared_instructions();
+	if (wanted(11))
+		figure_shared(quick);
 	sanity_warnings();
 	if (json)
 		write_json(json, ncpu, srcu_backend(), quick);
@@ -1053,7 +1110,7 @@ int main(int argc, char **argv)
 		write_plots(plot);
 	printf("\nSUMMARY read_pair_ns=%.2f memb_read_pair_ns=%.2f floor_ns=%.2f "
 	       "read_under_updates_x=%.2f exp_idle_p50_us=%.2f memb_idle_p50_us=%.2f "
-	       "tput4_over_tput1=%.2f wake_p50_us=%.1f isolation_ms=%.3f\n",
+	       "tput4_over_tput1=%.2f wake_p50_us=%.1f isolation_ms=%.3f shared_read_x=%.2f\n",
 	       lookup("read_pair", "libsrcu", "ns_1thread"), lookup("read_pair", "urcu-memb", "ns_1thread"),
 	       lookup("read_pair", "tls-counter", "ns_1thread"),
 	       lookup("read_pair_under_updates", "libsrcu", "vs_idle"),
@@ -1061,6 +1118,7 @@ int main(int argc, char **argv)
 	       lookup("gp_latency", "urcu-memb", "idle_p50"),
 	       lookup("throughput", "libsrcu", "calls_per_s_4") /
 	       lookup("throughput", "libsrcu", "calls_per_s_1"),
-	       lookup("wakeup", "libsrcu", "p50"), lookup("isolation", "libsrcu", "sync_ms"));
+	       lookup("wakeup", "libsrcu", "p50"), lookup("isolation", "libsrcu", "sync_ms"),
+	       lookup("shared", "libsrcu-shared", "read_pair_vs_private"));
 	return 0;
 }
