@@ -60,8 +60,14 @@ verify pass "reader sets, reused, 1 reader x 2, 1 updater x 3" -DSETS -DREUSE -D
 # recovered by the waiting grace period once they are dead.
 verify pass "dead owners: 2 readers that may die, 1 updater x 2" -DDEAD -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify pass "dead owners: 1 reader x 2 rounds, 2 updaters x 1" -DDEAD -DNR=1 -DROUNDS=2 -DUPDATERS=2 -DCALLS=1
+# Slot takeover: a dead reader's idle slot claimed by a new process (CAS
+# of the owner word), raced by the recovery's mark, balance and free.
+verify pass "takeover: 1 reader x 2 rounds, 1 updater x 2" -DDEAD -DTAKEOVER -DNR=1 -DROUNDS=2 -DUPDATERS=1 -DCALLS=2
+verify pass "takeover: 1 reader, 2 new owners, 1 updater x 3" -DDEAD -DTAKEOVER -DTAKEOVERS=2 -DNR=1 -DUPDATERS=1 -DCALLS=3
+verify pass "takeover: 1 reader, 2 updaters x 1 call" -DDEAD -DTAKEOVER -DNR=1 -DUPDATERS=2 -DCALLS=1
 # Broken variants: each must be caught.
 verify fail "dead owners: a live reader's counts discarded" -DDEAD -DDISCARDLIVE -DNR=2 -DUPDATERS=1 -DCALLS=2
+verify fail "takeover: slot balanced before the owner CAS" -DDEAD -DTAKEOVER -DLATEMARK -DNR=1 -DUPDATERS=1 -DCALLS=2
 verify fail "reader set noted after the section began" -DSETS -DNOTELATE -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify fail "reused record keeps its NOTED mark" -DSETS -DREUSE -DKEEPMARK -DNR=1 -DROUNDS=2 -DUPDATERS=1 -DCALLS=3
 verify fail "one scan (SCAN1 skipped)"          -DONESCAN -DNR=2 -DUPDATERS=1 -DCALLS=2

@@ -47,6 +47,22 @@
  * broken variant DISCARDLIVE recovers a slot without asking whether its
  * owner is dead, and must fail.
  *
+ * TAKEOVER (with DEAD; the slot reuse of src/shm.c): each slot has an
+ * owner word naming one incarnation of its reader (1, 2, ...; 0 free,
+ * RECOVERING the recovery's marker).  A dead reader may come back as a
+ * new process (TAKEOVERS times) that claims the slot, only if its owner
+ * word still names the dead incarnation and its counts are balanced
+ * (claim_dead(): read the owner, ask whether it is dead, compare the
+ * counts, CAS the owner word) or if the slot is free (claim_free()), and
+ * then runs its sections in the same counters, with fresh ghost
+ * sections; it may die again.  The recovery is srcu__shm_recover()'s
+ * steps, each its own: read the owner word, ask whether that incarnation
+ * is dead, CAS the word to RECOVERING (which fails if the slot was taken
+ * over, and makes a later claim fail), balance, free.  The broken variant
+ * LATEMARK is the order before the marker: ask, balance, then CAS the
+ * owner word to free; a new owner that claimed the balanced dead slot in
+ * between has its section ended by the balance, and it must fail.
+ *
  * SPDX-License-Identifier: MIT
  */
 
@@ -62,7 +78,10 @@
 #endif
 #ifndef CALLS
 #define CALLS     2   /* synchronize() calls per updater */
-#endif   /* sections (or section pairs) per reader */
+#endif
+#ifndef TAKEOVERS
+#define TAKEOVERS 1   /* TAKEOVER: new incarnations per reader slot */
+#endif
 
 byte idx;                      /* the domain's current index (low bit) */
 byte lock_cnt[NR * 2];         /* [reader * 2 + index] */
@@ -98,6 +117,19 @@ bit  alive[NR] = 1;
 #define MAYDIE  if :: true -> goto died :: true -> skip fi
 #else
 #define MAYDIE  skip
+#endif
+
+/* TAKEOVER: the slot's owner word and the reader's current incarnation
+ * (alive[] is that incarnation's).  Incarnations only grow, so an owner
+ * word never names a later process (the library's pid and start time). */
+#ifdef TAKEOVER
+#define RECOVERING 255
+byte owner[NR] = 1;            /* 0: free; RECOVERING: being recovered */
+byte gen[NR] = 1;
+/* owner_dead(o) for slot r: a marker or a free word is nobody's */
+#define OWNER_DEAD(r, o) ((o) != 0 && (o) != RECOVERING && ((o) != gen[r] || !alive[r]))
+#define BALANCED(r) (lock_cnt[(r) * 2] == unlock_cnt[(r) * 2] && \
+		     lock_cnt[(r) * 2 + 1] == unlock_cnt[(r) * 2 + 1])
 #endif
 
 /* Ghost state for the property: per reader, two section slots. */
@@ -145,7 +177,10 @@ inline leave(me, k)
 proctype reader(byte me)
 {
 	byte a, b, round = 0;
-
+#ifdef TAKEOVER
+	byte o;
+again:
+#endif
 	do
 	:: round < ROUNDS ->
 		read_lock(me, a); MAYDIE; enter(me, 0); MAYDIE;
@@ -182,6 +217,25 @@ proctype reader(byte me)
 	goto done;
 died:   skip;                               /* killed: nothing runs after */
 	d_step { alive[me] = 0; inside[me * 2] = 0; inside[me * 2 + 1] = 0 };
+#ifdef TAKEOVER
+	/* A new process comes to the slot (or none does): the claim's read
+	 * of the owner word, then (its own steps) the death and balance
+	 * checks, then the CAS from the value read. */
+	if
+	:: gen[me] <= TAKEOVERS ->
+		d_step { gen[me]++; alive[me] = 1; round = 0; a = 0; b = 0; o = owner[me] };
+		if
+		:: o == 0 -> skip                           /* claim_free() */
+		:: OWNER_DEAD(me, o) -> if :: BALANCED(me) -> skip :: else -> goto done fi
+		:: else -> goto done                        /* marked, or alive: gives up */
+		fi;
+		if
+		:: d_step { owner[me] == o -> owner[me] = gen[me]; o = 0 } -> goto again
+		:: else -> goto done                        /* the CAS failed */
+		fi
+	:: true -> skip
+	fi;
+#endif
 done:
 #endif
 	skip
@@ -266,12 +320,47 @@ inline idle_indices(x1, x0, idle)
 	}
 }
 
+inline balance(r)
+{
+	d_step {
+		unlock_cnt[r * 2] = lock_cnt[r * 2];
+		unlock_cnt[r * 2 + 1] = lock_cnt[r * 2 + 1]
+	}
+}
+
 /* DEAD: the recovery step.  Any slot whose owner is dead may have its
  * open sections ended (both indices), at any point where the updater
  * waits for readers; DISCARDLIVE does it for a live owner too. */
 inline recover_dead()
 {
-#ifdef DEAD
+#if defined(DEAD) && defined(TAKEOVER)
+	do
+	:: r < NR ->
+		if
+		:: true ->
+			o = owner[r];                           /* load_acquire */
+			if
+			:: OWNER_DEAD(r, o) ->                  /* owner_dead(owner) */
+#ifdef LATEMARK
+				balance(r);                         /* before the CAS: too early */
+				d_step { if :: owner[r] == o -> owner[r] = 0 :: else -> skip fi }
+#else
+				if
+				:: d_step { owner[r] == o -> owner[r] = RECOVERING } ->   /* mark_recovering() */
+					balance(r);
+					owner[r] = 0                    /* freed (release) */
+				:: else -> skip                     /* taken over first */
+				fi
+#endif
+			:: else -> skip
+			fi;
+			o = 0
+		:: true -> skip
+		fi;
+		r++
+	:: else -> r = 0; break
+	od
+#elif defined(DEAD)
 	do
 	:: r < NR ->
 		if
@@ -343,6 +432,9 @@ proctype updater(byte calls)
 	byte locks0, unlocks0, idle;             /* idle_indices() */
 	bit  done;
 	bit  counted[NR];                        /* the check's srcu__scan */
+#ifdef TAKEOVER
+	byte o;                                  /* recovery: the owner word read */
+#endif
 
 	do
 	:: calls > 0 ->
