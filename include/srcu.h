@@ -164,9 +164,9 @@ SRCU__API bool srcu_read_lock_held(struct srcu_struct *sp);
  * slots is 0 or too large).  One slot per thread that reads it, in every
  * process together. */
 SRCU__API unsigned long srcu_shared_size(unsigned int slots);
-/* Make the file fd (opened read-write; what it held is discarded, its
- * size becomes srcu_shared_size(slots)) a shared domain named name (up
- * to 47 bytes are kept), attach to it and store it in *spp.  0, -EINVAL,
+/* Make the file fd (opened read-write; its first srcu_shared_size(slots)
+ * bytes are zeroed, and it is grown to that if shorter) a shared domain
+ * named name (up to 47 bytes are kept), attach to it and store it in *spp.  0, -EINVAL,
  * -EEXIST (fd already holds a domain), -ENOSPC (no id block left in this
  * process), -ENOSYS (no global membarrier), -EACCES (no /proc/self/stat),
  * or the errno of a failed ftruncate()/mmap(). */
@@ -176,7 +176,8 @@ SRCU__API int init_srcu_struct_shared(int fd, unsigned int slots, const char *na
  * -EINVAL (not a domain, or a file too short for its header), -EPROTO
  * (another layout version), -EADDRINUSE (its id block is taken in this
  * process), -EALREADY (attached already), -EXDEV (another pid or time
- * namespace), -ENOSPC (no reader slot free), -ENOSYS, -EACCES. */
+ * namespace), -ENOSPC (no reader slot free), -EBUSY (an image of this
+ * process before exec() left itself attached), -ENOSYS, -EACCES. */
 SRCU__API int srcu_shared_attach(int fd, struct srcu_struct **spp);
 /* Reserve reader slots for up to threads threads of this process at
  * once (each attach reserves one): 0, or -ENOSPC with nothing reserved.

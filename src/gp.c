@@ -593,7 +593,20 @@ static bool take_over(struct srcu_struct *sp)
 
 void srcu__gp_unlock(struct srcu_struct *sp)
 {
-	store_release(&srcu__dom(sp)->gp_lock, 0);
+	unsigned long token = lock_token(sp);
+	char n[SRCU__NAME_LEN];
+
+	/* A shared domain's lock is released only by its holder: a fork
+	 * child of a process inside a grace period (a fork from a signal
+	 * handler, or a stall handler) is another process, and must not go
+	 * on with its parent's grace period. */
+	if (!shared(sp))
+		store_release(&srcu__dom(sp)->gp_lock, 0);
+	else if (!__atomic_compare_exchange_n(&srcu__dom(sp)->gp_lock, &token, 0, false,
+					      __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		srcu__report_fatal("process %d ended a grace period of shared domain %s that "
+			    "another process runs (a fork() inside a grace period?)",
+			    (int)getpid(), srcu__report_name(sp, n, sizeof(n)));
 	gp_event_bump(sp);   /* a waiter whose GP is not done takes over */
 }
 

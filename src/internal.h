@@ -302,8 +302,13 @@ _Static_assert(sizeof(struct srcu__shm_header) <= SRCU__SHM_DOMAIN_OFFSET,
 #define SRCU__SHM_FREE     0u
 #define SRCU__SHM_RESERVED 1u
 #define SRCU__SHM_MAPPED   2u
-/* An owner word no process has: a dead owner's slot being recovered. */
+/* Owner words no process has (a pid is below 2^22): a dead owner's slot
+ * being recovered, and one being taken over by a live process. */
 #define SRCU__SHM_RECOVERING (~0ull)
+#define SRCU__SHM_CLAIMING   (~0ull - 1)
+/* A reserving process's slot until its reservation is whole: not yet
+ * for its threads' first sections. */
+#define SRCU__SHM_PENDING  3u
 struct srcu__shm_owner {
 	uint64_t owner;
 	uint32_t state;
@@ -336,8 +341,14 @@ SRCU__HIDDEN int srcu__shm_validate(const struct srcu__shm_header *h, const stru
 				    unsigned long file_size);
 SRCU__HIDDEN struct srcu__slot *srcu__shm_counters(unsigned int b, unsigned int i);
 SRCU__HIDDEN struct srcu__shm_owner *srcu__shm_owner_of(unsigned int b, unsigned int i);
-/* Reserve a free slot for this process: its index, or -1. */
-SRCU__HIDDEN int srcu__shm_reserve(unsigned int b);
+/* Reserve a free (else a dead process's idle) slot for this process in
+ * state st (SRCU__SHM_RESERVED or _PENDING): its index, or -1. */
+SRCU__HIDDEN int srcu__shm_reserve(unsigned int b, unsigned int st);
+/* Free slots, counted (a hint: others may take them meanwhile). */
+SRCU__HIDDEN unsigned int srcu__shm_count_free(unsigned int b);
+/* The inodes of this process's pid and time namespaces (0 if unknown). */
+SRCU__HIDDEN uint64_t srcu__shm_pidns(void);
+SRCU__HIDDEN uint64_t srcu__shm_timens(void);
 /* A thread's first section: take a slot (reserved, else free) and map its
  * page at page; the slot, or -1 if none is free.  Async-signal-safe. */
 SRCU__HIDDEN int srcu__shm_map_slot(unsigned int b, void *page);
@@ -378,6 +389,8 @@ struct srcu__record {
 	 * signals blocked; stays with the record across thread reuse. */
 	unsigned int shm_slot[SRCU__SHARED_BLOCKS];
 };
+/* shm_slot[b] while the slot is being taken and mapped. */
+#define SRCU__SHM_MAPPING (~0u)
 
 /* Head of the registry of all reader records (acquire-load to traverse). */
 SRCU__HIDDEN extern struct srcu__record *srcu__reader_records;

@@ -244,6 +244,10 @@ static void shared_map(struct srcu__record *r, unsigned int id, unsigned int b)
 
 	if (!srcu__shm_att[b].hdr)
 		report_no_slot(id);
+	/* Marked before the slot is taken and mapped: a fork() by another
+	 * thread meanwhile finds the mark, and the child gives the page back
+	 * to private memory (srcu__reader_fork_child()). */
+	store_relaxed(&r->shm_slot[b], SRCU__SHM_MAPPING);
 	slot = srcu__shm_map_slot(b, shared_page(r, b));
 	if (slot < 0)
 		report_no_slot(id);
@@ -264,6 +268,7 @@ static void note_shared(unsigned int id, unsigned long *lock_word)
 {
 	struct srcu__record *r = self;
 	unsigned int b = srcu__shm_block(id);
+	int saved_errno = errno;   /* a lock does not change errno (a handler's neither) */
 	sigset_t all, old;
 
 	sigfillset(&all);
@@ -276,6 +281,7 @@ static void note_shared(unsigned int id, unsigned long *lock_word)
 	srcu__smp_mb();
 	__atomic_fetch_or(lock_word, SRCU__LOCK_NOTED, __ATOMIC_RELAXED);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved_errno;
 }
 
 /* Put the calling thread's record in domain id's reader set, then mark

@@ -33,15 +33,6 @@ unsigned long srcu_shared_size(unsigned int slots)
 	return srcu__shm_size(slots);
 }
 
-/* The inode of this process's pid namespace: owners are named by pid, so
- * every attacher must see the same pids. */
-static uint64_t pid_namespace(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
-}
-
 static bool page_size_ok(void)
 {
 	return sysconf(_SC_PAGESIZE) == SRCU__SHM_PAGE;
@@ -90,19 +81,34 @@ static int free_block(void)
 	return -1;
 }
 
-/* Reserve n more slots for this process (all or none). */
+/* Reserve n more slots for this process, all or none.  They are taken
+ * PENDING, which a thread's first section does not take, and become
+ * RESERVED only once all are there: a failed reservation gives back
+ * slots no thread has mapped.  Free slots are counted first, so that a
+ * reservation bound to fail does not hold them all for a moment (another
+ * process's first section would find none). */
 static int reserve(unsigned int b, unsigned int n)
 {
-	int *got = calloc(n ? n : 1, sizeof(*got));
+	int *got;
 	unsigned int k = 0;
 
+	if (n == 0)
+		return 0;
+	if (srcu__shm_count_free(b) < n)
+		return -ENOSPC;   /* dead processes' idle slots are not counted */
+	got = calloc(n, sizeof(*got));
 	if (!got)
 		return -ENOMEM;
-	while (k < n && (got[k] = srcu__shm_reserve(b)) >= 0)
+	while (k < n && (got[k] = srcu__shm_reserve(b, SRCU__SHM_PENDING)) >= 0)
 		k++;
-	if (k < n)   /* not enough: give back what was taken */
-		while (k > 0)
-			srcu__shm_release(b, (unsigned int)got[--k]);
+	for (unsigned int j = 0; j < k; j++) {
+		struct srcu__shm_owner *o = srcu__shm_owner_of(b, (unsigned int)got[j]);
+
+		if (k == n)
+			store_relaxed(&o->state, SRCU__SHM_RESERVED);
+		else
+			srcu__shm_release(b, (unsigned int)got[j]);
+	}
 	free(got);
 	return k == n ? 0 : -ENOSPC;
 }
@@ -133,7 +139,7 @@ static int attach_block(unsigned int b, struct srcu__shm_header *h, unsigned lon
 		forget_block(b);
 		return err;
 	}
-	if (srcu__shm_reserve(b) < 0) {   /* one slot for the process, or -ENOSPC */
+	if (srcu__shm_reserve(b, SRCU__SHM_RESERVED) < 0) {   /* one for the process, or -ENOSPC */
 		unmap_waits(b);
 		forget_block(b);
 		return -ENOSPC;
@@ -141,6 +147,29 @@ static int attach_block(unsigned int b, struct srcu__shm_header *h, unsigned lon
 	srcu__domain_attach_shared(srcu__shm_domain(b), srcu__shm_block_id(b));
 	*spp = srcu__shm_domain(b);
 	return 0;
+}
+
+/* Does this process's identity already own a slot or the GP lock of the
+ * file mapped at h?  Only an image of this process before exec() (which
+ * keeps the pid and start time) can have left them: its sections and
+ * grace period would then be taken for ours, never for a dead process's. */
+static bool holds_anything(const struct srcu__shm_header *h, unsigned int slots)
+{
+	const struct srcu_struct *sp = (const struct srcu_struct *)(const void *)
+				       ((const char *)h + SRCU__SHM_DOMAIN_OFFSET);
+	uint64_t me = srcu__shm_self();
+
+	if (load_relaxed(&srcu__dom((struct srcu_struct *)sp)->gp_lock) == me)
+		return true;
+	for (unsigned int i = 0; i < slots; i++) {
+		const struct srcu__shm_owner *o = (const struct srcu__shm_owner *)(const void *)
+			((const char *)h + (size_t)(SRCU__SHM_FIRST_SLOT_PAGE + i) * SRCU__SHM_PAGE +
+			 SRCU__SHM_OWNER_OFFSET);
+
+		if (load_relaxed(&o->owner) == me)
+			return true;
+	}
+	return false;
 }
 
 /* mmap the whole file and duplicate fd (close-on-exec). */
@@ -169,16 +198,6 @@ static bool same_file(int a, int b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* The inode of this process's time namespace: start times in /proc are
- * shifted by the reader's boot-time offset, so every attacher must see
- * the same ones. */
-static uint64_t time_namespace(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/time", &st) == 0 ? (uint64_t)st.st_ino : 0;
-}
-
 /* What this process needs to take part at all. */
 static int check_environment(void)
 {
@@ -201,7 +220,9 @@ static void format(struct srcu__shm_header *h, unsigned int slots, unsigned int 
 	uint16_t w = (uint16_t)(srcu__shm_block_id(b) * SRCU__SLOT_WORDS);
 	uint64_t magic;
 
-	memset(h, 0, SRCU__SHM_PAGE);
+	/* Zeroed, whatever the file held: stale counts or owners would be
+	 * taken for live ones.  Bytes past the domain are the program's. */
+	memset(h, 0, srcu__shm_size(slots));
 	h->version = SRCU__SHM_VERSION;
 	h->header_size = sizeof(*h);
 	h->page_size = SRCU__SHM_PAGE;
@@ -210,8 +231,8 @@ static void format(struct srcu__shm_header *h, unsigned int slots, unsigned int 
 	h->block = b;
 	h->slots = slots;
 	h->size = srcu__shm_size(slots);
-	h->pidns = pid_namespace();
-	h->timens = time_namespace();
+	h->pidns = srcu__shm_pidns();
+	h->timens = srcu__shm_timens();
 	h->creator = (int32_t)getpid();
 	sp->slot_word = w;
 	sp->lock_word = w;
@@ -242,9 +263,9 @@ int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
 		    memcmp(magic, SRCU__SHM_MAGIC, sizeof(magic)) == 0)
 			return -EEXIST;
 	}
-	/* Zeroed, whatever the file held: stale counts or owners would be
-	 * taken for live ones. */
-	if (ftruncate(fd, 0) != 0 || ftruncate(fd, (off_t)size) != 0)
+	/* Grown if short (a sealed memfd of the right size is not touched);
+	 * format() zeroes what the domain uses. */
+	if (have < size && ftruncate(fd, (off_t)size) != 0)
 		return -errno;
 	pthread_mutex_lock(&attach_lock);
 	b = free_block();
@@ -281,11 +302,13 @@ int srcu_shared_attach(int fd, struct srcu_struct **spp)
 	memcpy(&copy, h, sizeof(copy));
 	err = srcu__shm_validate(&copy, (const struct srcu_struct *)(const void *)
 				 ((const char *)h + SRCU__SHM_DOMAIN_OFFSET), have);
-	if (!err && (copy.pidns != pid_namespace() || copy.timens != time_namespace()))
+	if (!err && (copy.pidns != srcu__shm_pidns() || copy.timens != srcu__shm_timens()))
 		err = -EXDEV;
 	b = err ? 0 : copy.block;
 	if (!err && srcu__shm_att[b].hdr)
 		err = same_file(srcu__shm_att[b].fd, fd) ? -EALREADY : -EADDRINUSE;
+	if (!err && holds_anything(h, copy.slots))
+		err = -EBUSY;   /* an image before exec() left itself attached */
 	if (err) {
 		munmap(h, have);
 		close(dup);
@@ -381,11 +404,11 @@ void srcu__shared_fork_child(void)
 	bool attached = false;
 
 	pthread_mutex_init(&attach_lock, NULL);
+	srcu__shm_fork_child();   /* attached or not: a later attach is the child's */
 	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++)
 		attached |= srcu__shm_att[b].hdr != NULL;
 	if (!attached)
 		return;
-	srcu__shm_fork_child();
 	if (srcu__backend_register_global() != 0)
 		srcu__report_fatal("fork child %d: membarrier(REGISTER_GLOBAL_EXPEDITED) failed: "
 			    "it cannot read shared domains", (int)getpid());

@@ -51,12 +51,18 @@ static uint64_t self_owner;
  * parentheses: the fields start after its last ')'.  false if the process
  * is gone (no such file). */
 /* "/proc/<pid>/stat" into path (64 bytes), without stdio: a thread's
- * first section may get here (claim_dead()), in a signal handler. */
+ * first section may get here (claim_dead()), in a signal handler.  pid 0:
+ * "/proc/self/stat" (a /proc of another pid namespace would show another
+ * process at our pid). */
 static void stat_path(char *path, int pid)
 {
 	char digits[16];
 	int n = 0;
 
+	if (pid == 0) {
+		memcpy(path, "/proc/self/stat", 16);
+		return;
+	}
 	do
 		digits[n++] = (char)('0' + pid % 10);
 	while ((pid /= 10) > 0 && n < 15);
@@ -100,12 +106,47 @@ static bool proc_stat(int pid, char *state, unsigned long long *start)
 
 static uint64_t owner_word(int pid, unsigned long long start)
 {
-	uint64_t o = (uint64_t)(uint32_t)pid | (uint64_t)(uint32_t)start << 32;
-
-	return o == SRCU__SHM_RECOVERING ? o - 1 : o;   /* never the marker */
+	/* Never a marker: their pid halves are above any pid. */
+	return (uint64_t)(uint32_t)pid | (uint64_t)(uint32_t)start << 32;
 }
 
-/* 0 if /proc/self/stat cannot be read (attach refuses then). */
+static uint64_t ns_inode(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* Owners are named by pid and by start time as /proc shows it (shifted by
+ * the reader's boot-time offset): every attacher must see the same ones. */
+uint64_t srcu__shm_pidns(void)
+{
+	return ns_inode("/proc/self/ns/pid");
+}
+
+uint64_t srcu__shm_timens(void)
+{
+	return ns_inode("/proc/self/ns/time");
+}
+
+/* Is this process in the namespaces of every domain it has attached? (A
+ * fork child after unshare() may not be.) */
+static bool namespaces_match(void)
+{
+	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++) {
+		const struct srcu__shm_header *h = srcu__shm_att[b].hdr;
+
+		if (h && (load_relaxed(&h->pidns) != srcu__shm_pidns() ||
+			  load_relaxed(&h->timens) != srcu__shm_timens()))
+			return false;
+	}
+	return true;
+}
+
+/* This process's identity, read once (again in a fork child); 0 if
+ * /proc/self/stat cannot be read, or if the process has left the
+ * namespaces of a domain it is attached to: attach refuses then, and
+ * anything else that needs it aborts (self_or_die()). */
 uint64_t srcu__shm_self(void)
 {
 	uint64_t o = load_relaxed(&self_owner);
@@ -114,7 +155,7 @@ uint64_t srcu__shm_self(void)
 
 	if (o)
 		return o;
-	if (!proc_stat(getpid(), &state, &start))
+	if (!proc_stat(0, &state, &start) || !namespaces_match())
 		return 0;
 	o = owner_word(getpid(), start);
 	store_relaxed(&self_owner, o);
@@ -159,7 +200,8 @@ static bool owner_dead(uint64_t owner)
 	char state;
 	bool dead = false;
 
-	if (owner == srcu__shm_self() || owner == SRCU__SHM_RECOVERING || pid <= 0)
+	if (owner == srcu__shm_self() || owner == SRCU__SHM_RECOVERING ||
+	    owner == SRCU__SHM_CLAIMING || pid <= 0)
 		return false;
 	if (SRCU__BUSTED(DISCARDLIVE))   /* the broken recovery of model/srcu.pml */
 		return true;
@@ -281,7 +323,7 @@ static int claim_free(unsigned int b, unsigned int st)
  * section open), when no slot is free.  No GP lock is needed: nothing is
  * written but the owner word, by CAS from the dead owner's value, which
  * fails once recovery has marked the slot (srcu__shm_recover()). */
-static int claim_dead(unsigned int b)
+static int claim_dead(unsigned int b, unsigned int st)
 {
 	uint64_t me = self_or_die();
 
@@ -295,20 +337,32 @@ static int claim_dead(unsigned int b)
 		if (srcu__count_diff(srcu__count(load_acquire(&s->lock[0])), load_acquire(&s->unlock[0])) ||
 		    srcu__count_diff(srcu__count(load_acquire(&s->lock[1])), load_acquire(&s->unlock[1])))
 			continue;   /* open sections: the recovery's, under the GP lock */
-		if (__atomic_compare_exchange_n(&o->owner, &owner, me, false,
+		/* Through a marker: until the state is ours, no thread of
+		 * ours may take the slot for the dead owner's RESERVED. */
+		if (__atomic_compare_exchange_n(&o->owner, &owner, SRCU__SHM_CLAIMING, false,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-			store_relaxed(&o->state, SRCU__SHM_RESERVED);
+			store_relaxed(&o->state, st);
+			store_release(&o->owner, me);
 			return (int)i;
 		}
 	}
 	return -1;
 }
 
-int srcu__shm_reserve(unsigned int b)
+int srcu__shm_reserve(unsigned int b, unsigned int st)
 {
-	int i = claim_free(b, SRCU__SHM_RESERVED);
+	int i = claim_free(b, st);
 
-	return i >= 0 ? i : claim_dead(b);
+	return i >= 0 ? i : claim_dead(b, st);
+}
+
+unsigned int srcu__shm_count_free(unsigned int b)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < srcu__shm_att[b].slots; i++)
+		n += load_relaxed(&srcu__shm_owner_of(b, i)->owner) == 0;
+	return n;
 }
 
 /* A slot for a thread's first section: one this process reserved, else a
@@ -317,7 +371,6 @@ int srcu__shm_reserve(unsigned int b)
 static int claim_for_thread(unsigned int b)
 {
 	uint64_t me = self_or_die();
-	int got;
 
 	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++) {
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
@@ -328,9 +381,7 @@ static int claim_for_thread(unsigned int b)
 						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			return (int)i;
 	}
-	if ((got = claim_free(b, SRCU__SHM_MAPPED)) < 0 && (got = claim_dead(b)) >= 0)
-		store_relaxed(&srcu__shm_owner_of(b, (unsigned int)got)->state, SRCU__SHM_MAPPED);
-	return got;
+	return srcu__shm_reserve(b, SRCU__SHM_MAPPED);
 }
 
 int srcu__shm_map_slot(unsigned int b, void *page)

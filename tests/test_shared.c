@@ -594,6 +594,51 @@ static void test_fork_callbacks_and_dirty_file(void)
 	close(fd);
 }
 
+/* Bug caught: a fork child that was attached to nothing when it was
+ * forked keeping its parent's identity (the parent had attached and
+ * detached): once the parent dies, the child's live section is taken
+ * for the dead parent's and ended. */
+static void test_fork_child_own_identity(void)
+{
+	int fd = new_memfd(), c2t[2], t2c[2], status;
+	struct srcu_struct *sp = create(fd, 8, "identity");
+	struct gp_thread g;
+	pid_t p;
+	char c;
+
+	REQUIRE(pipe(c2t) == 0 && pipe(t2c) == 0);
+	fflush(NULL);
+	p = fork();
+	REQUIRE(p >= 0);
+	if (p == 0) {   /* P: reads (its identity is now known), detaches, forks C, dies */
+		int idx = srcu_read_lock(sp);
+
+		srcu_read_unlock(sp, idx);
+		REQUIRE(srcu_shared_detach(sp) == 0);
+		if (fork() == 0) {   /* C: attaches on its own, holds a section */
+			struct srcu_struct *csp = helper_attach(fd);
+
+			idx = srcu_read_lock(csp);
+			REQUIRE(write(c2t[1], "L", 1) == 1);
+			REQUIRE(read(t2c[0], &c, 1) == 1);
+			srcu_read_unlock(csp, idx);
+			_exit(srcu_shared_detach(csp) == 0 ? 0 : 1);
+		}
+		_exit(0);
+	}
+	REQUIRE(waitpid(p, &status, 0) == p);   /* P is dead, reaped */
+	REQUIRE(read(c2t[0], &c, 1) == 1);
+	gp_start(&g, sp);
+	sleep_ms(300);
+	CHECK(!flag_get(&g.done));   /* C's section holds it */
+	REQUIRE(write(t2c[1], "u", 1) == 1);
+	join(g.t);
+	close(t2c[1]);
+	sleep_ms(50);   /* C (not our child) detaches and exits */
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
 /* Bug caught: two shared domains of one process mixing their slots or
  * flags (each has its own id block). */
 static void test_two_domains(void)
@@ -635,5 +680,6 @@ int main(int argc, char **argv)
 	test_unknown_is_alive();
 	test_exited_slots_reused();
 	test_fork_callbacks_and_dirty_file();
+	test_fork_child_own_identity();
 	return check_report("test_shared");
 }
