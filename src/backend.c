@@ -112,9 +112,11 @@ const char *srcu_backend(void)
 	return load_relaxed(&srcu__backend_fence_mode) ? "fence" : "membarrier";
 }
 
-/* private: FUTEX_PRIVATE_FLAG, for words only this process uses. */
-static int futex_wait(unsigned int *addr, unsigned int val, long deadline_ns, int private)
+int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, long deadline_ns,
+			     bool pshared)
 {
+	/* FUTEX_PRIVATE_FLAG for words only this process uses. */
+	int private = pshared ? 0 : FUTEX_PRIVATE_FLAG;
 	struct timespec ts = { deadline_ns / 1000000000L, deadline_ns % 1000000000L };
 	long r;
 
@@ -128,15 +130,6 @@ static int futex_wait(unsigned int *addr, unsigned int val, long deadline_ns, in
 	return errno == ETIMEDOUT || errno == EINTR ? -errno : 0;
 }
 
-int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, long deadline_ns)
-{
-	return futex_wait(addr, val, deadline_ns, FUTEX_PRIVATE_FLAG);
-}
-
-int srcu__backend_futex_wait_pshared(unsigned int *addr, unsigned int val, long deadline_ns)
-{
-	return futex_wait(addr, val, deadline_ns, 0);
-}
 
 long srcu__backend_now_ns(void)
 {
@@ -146,17 +139,12 @@ long srcu__backend_now_ns(void)
 	return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
-void srcu__backend_futex_wake(unsigned int *addr, int n)
+void srcu__backend_futex_wake(unsigned int *addr, int n, bool pshared)
 {
-	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+	syscall(SYS_futex, addr, pshared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
-void srcu__backend_futex_wake_pshared(unsigned int *addr, int n)
-{
-	syscall(SYS_futex, addr, FUTEX_WAKE, n, NULL, NULL, 0);
-}
-
-static void event_bump(unsigned int *event, unsigned int *sleepers, bool pshared)
+void srcu__backend_event_bump(unsigned int *event, unsigned int *sleepers, bool pshared)
 {
 	/* Seq-cst RMW, then the sleeper count: pairs with the sleepers'
 	 * increment-then-futex_wait, so that either they see the new value
@@ -164,21 +152,6 @@ static void event_bump(unsigned int *event, unsigned int *sleepers, bool pshared
 	 * but lose some: a sleeper about to wait on the new value would miss
 	 * the wake-up that cleared its flag.) */
 	__atomic_fetch_add(event, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(sleepers, __ATOMIC_SEQ_CST))
-		return;
-	if (pshared)
-		srcu__backend_futex_wake_pshared(event, INT_MAX);
-	else
-		srcu__backend_futex_wake(event, INT_MAX);
-}
-
-void srcu__backend_event_bump(unsigned int *event, unsigned int *sleepers)
-{
-	event_bump(event, sleepers, false);
-}
-
-/* The same for sleepers in any process (a shared domain's words). */
-void srcu__backend_event_bump_pshared(unsigned int *event, unsigned int *sleepers)
-{
-	event_bump(event, sleepers, true);
+	if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST))
+		srcu__backend_futex_wake(event, INT_MAX, pshared);
 }

@@ -230,7 +230,7 @@ struct srcu__async **srcu__domain_async(struct srcu_struct *sp)
 	unsigned int id = srcu__id_of(sp);
 
 	if (srcu__id_shared(id))
-		return &shared_async[(id - SRCU__SHARED_ID_FIRST) / SRCU__SHARED_BLOCK_IDS];
+		return &shared_async[srcu__shm_block(id)];
 	return &srcu__dom(sp)->async;
 }
 

@@ -48,7 +48,7 @@ long srcu__fence_patience_ns = 1000 * 1000L;   /* tests may lengthen it */
  * the global one for shared domains.  Its words are this process's. */
 struct service {
 	unsigned long seq;        /* count << 1 | running */
-	unsigned int lock;        /* 0 free, 1: a caller runs membarriers */
+	unsigned long lock;       /* 0 free, 1: a caller runs membarriers */
 	unsigned int event;       /* futex word: bumped when one ends */
 	unsigned int sleepers;    /* callers asleep on event */
 	bool global;              /* GLOBAL_EXPEDITED, not PRIVATE_EXPEDITED */
@@ -66,7 +66,7 @@ static bool seq_reached(struct service *fs, unsigned long s)
 /* Pairs with the sleepers' increment-then-sleep in wait_fence(). */
 static void event_bump(struct service *fs)
 {
-	srcu__backend_event_bump(&fs->event, &fs->sleepers);
+	srcu__backend_event_bump(&fs->event, &fs->sleepers, false);
 }
 
 static void issue_membarrier(struct service *fs)
@@ -120,7 +120,7 @@ static void wait_fence(struct service *fs, unsigned long s, unsigned int ev, lon
 		}
 	} while (srcu__backend_now_ns() - start < FENCE_SPIN_NS);
 	__atomic_fetch_add(&fs->sleepers, 1, __ATOMIC_SEQ_CST);
-	srcu__backend_futex_wait(&fs->event, ev, deadline_ns);
+	srcu__backend_futex_wait(&fs->event, ev, deadline_ns, false);
 	__atomic_fetch_sub(&fs->sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -144,7 +144,7 @@ static void fence_heavy(struct service *fs)
 
 		if (seq_reached(fs, s))
 			break;
-		if (srcu__backend_trylock(&fs->lock)) {
+		if (srcu__backend_trylock(&fs->lock, 1)) {
 			run_fences(fs, s);
 			unlock(fs);
 			break;

@@ -83,7 +83,7 @@ static int sleep_while_closed(struct srcu_gate *g, unsigned int s, long deadline
 	 * reopen's seq-cst state store and sleeper load in wake_sleepers(),
 	 * so either we see the new state or the reset sees us and wakes. */
 	__atomic_fetch_add(&g->sleepers, 1, __ATOMIC_SEQ_CST);
-	err = srcu__backend_futex_wait(&g->state, s, deadline);
+	err = srcu__backend_futex_wait(&g->state, s, deadline, false);
 	__atomic_fetch_sub(&g->sleepers, 1, __ATOMIC_SEQ_CST);
 	return err;
 }
@@ -139,7 +139,7 @@ static void check_not_inside(struct srcu_gate *g, const char *who)
 static void wake_sleepers(struct srcu_gate *g)
 {
 	if (__atomic_load_n(&g->sleepers, __ATOMIC_SEQ_CST))
-		srcu__backend_futex_wake(&g->state, INT_MAX);
+		srcu__backend_futex_wake(&g->state, INT_MAX, false);
 }
 
 /* Close: an update before the grace period that flushes the users (G). */

@@ -54,13 +54,14 @@
 
 #define now_ns() srcu__backend_now_ns()
 
-/* Sleep on a futex word; with a deadline, call its late hook once when
- * the deadline has passed (then the caller's loop sleeps on). */
+/* A process-shared domain (doc/shared.md): its words are in its file. */
 static bool shared(struct srcu_struct *sp)
 {
 	return srcu__id_shared(srcu__id_of(sp));
 }
 
+/* Sleep on a futex word; with a deadline, call its late hook once when
+ * the deadline has passed (then the caller's loop sleeps on). */
 static void wait_on(struct srcu_struct *sp, unsigned int *addr, unsigned int val,
 		    struct srcu__deadline *dl, long also_until)
 {
@@ -70,10 +71,7 @@ static void wait_on(struct srcu_struct *sp, unsigned int *addr, unsigned int val
 
 	if (timed && (until < 0 || dl->at_ns < until))
 		until = dl->at_ns;
-	if (shared(sp))   /* the word is in the file: woken from any process */
-		srcu__backend_futex_wait_pshared(addr, val, until);
-	else
-		srcu__backend_futex_wait(addr, val, until);
+	srcu__backend_futex_wait(addr, val, until, shared(sp));   /* shared: woken from any process */
 	if (timed && now_ns() >= dl->at_ns) {
 		late = dl->late;
 		dl->late = NULL;
@@ -407,9 +405,10 @@ static void recover_dead(struct srcu_struct *sp)
 		srcu__stall_report_dead(sp, dead[i].pid, dead[i].sections);
 }
 
-static long earliest(long a, long b)
+/* The next wait of a doubling backoff, up to DEAD_CHECK_MAX_NS. */
+static long backoff(long ns)
 {
-	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+	return ns * 2 > DEAD_CHECK_MAX_NS ? DEAD_CHECK_MAX_NS : ns * 2;
 }
 
 static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadline *dl)
@@ -439,11 +438,11 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 		if (readers_look_done(sp, idx) && srcu__gp_readers_done(sp, idx))
 			break;
 		stat_inc(&srcu__dom(sp)->stat_sleeps);
-		wait_on(sp, wake_seq, seq, dl, earliest(srcu__stall_deadline(&watch), dead_check));
+		wait_on(sp, wake_seq, seq, dl,
+			srcu__backend_earliest(srcu__stall_deadline(&watch), dead_check));
 		if (dead_check >= 0 && now_ns() >= dead_check) {
 			recover_dead(sp);
-			dead_interval = dead_interval * 2 > DEAD_CHECK_MAX_NS ?
-					DEAD_CHECK_MAX_NS : dead_interval * 2;
+			dead_interval = backoff(dead_interval);
 			dead_check = now_ns() + dead_interval;
 		}
 		check_unlocks(sp, idx ^ 1);   /* a stall caused by misuse? */
@@ -468,10 +467,7 @@ static void gp_event_bump(struct srcu_struct *sp)
 	struct srcu__domain *d = srcu__dom(sp);
 
 	/* Pairs with the waiters' increment-then-sleep in wait_for_gp_event(). */
-	if (shared(sp))
-		srcu__backend_event_bump_pshared(&d->gp_event, &d->gp_event_waiters);
-	else
-		srcu__backend_event_bump(&d->gp_event, &d->gp_event_waiters);
+	srcu__backend_event_bump(&d->gp_event, &d->gp_event_waiters, shared(sp));
 }
 
 static void flip(struct srcu_struct *sp)
@@ -560,11 +556,7 @@ static unsigned long lock_token(struct srcu_struct *sp)
 
 bool srcu__gp_trylock(struct srcu_struct *sp)
 {
-	unsigned long *lock = &srcu__dom(sp)->gp_lock, expected = 0;
-
-	return load_relaxed(lock) == 0 &&
-	       __atomic_compare_exchange_n(lock, &expected, lock_token(sp), false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	return srcu__backend_trylock(&srcu__dom(sp)->gp_lock, lock_token(sp));
 }
 
 /*
@@ -663,11 +655,9 @@ static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev,
 	wait_on(sp, &d->gp_event, ev, dl, until);
 	__atomic_fetch_sub(&d->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
 	if (until >= 0 && now_ns() >= until) {
-		if (take_over(sp)) {
+		if (take_over(sp))
 			srcu__gp_unlock(sp);   /* the caller's loop runs the GP */
-		}
-		if (*patience_ns < DEAD_CHECK_MAX_NS)
-			*patience_ns *= 2;
+		*patience_ns = backoff(*patience_ns);
 	}
 }
 

@@ -169,32 +169,39 @@ SRCU__HIDDEN int srcu__backend_register_global(void);
 SRCU__HIDDEN void srcu__backend_init(void);
 SRCU__HIDDEN void srcu__backend_fork_child(void);
 
-/* ---- futex helpers (backend.c) ---- */
-SRCU__HIDDEN void srcu__backend_futex_wake(unsigned int *addr, int n);
-/* The same on a word other processes share (no FUTEX_PRIVATE_FLAG). */
-SRCU__HIDDEN void srcu__backend_futex_wake_pshared(unsigned int *addr, int n);
-SRCU__HIDDEN int srcu__backend_futex_wait_pshared(unsigned int *addr, unsigned int val,
-						  long deadline_ns);
+/* ---- futex helpers (backend.c) ----
+ * pshared: the word is in memory other processes share (a shared
+ * domain's file), and sleepers and wakers may be in any of them (no
+ * FUTEX_PRIVATE_FLAG). */
+SRCU__HIDDEN void srcu__backend_futex_wake(unsigned int *addr, int n, bool pshared);
 /* Sleep while *addr == val, until woken or CLOCK_MONOTONIC deadline_ns
  * (< 0: none).  0 (woken, value changed, or spurious), -ETIMEDOUT, or
  * -EINTR (a signal handler ran).  Callers re-check their condition. */
-SRCU__HIDDEN int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, long deadline_ns);
+SRCU__HIDDEN int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, long deadline_ns,
+					  bool pshared);
 SRCU__HIDDEN long srcu__backend_now_ns(void);
+
+/* The earlier of two CLOCK_MONOTONIC deadlines, < 0 meaning none. */
+static inline long srcu__backend_earliest(long a, long b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
 
 /* An event word that sleepers wait on as a futex, with a count of them:
  * bump it and wake them all.  The sleepers increment the count (seq-cst)
  * before they sleep on the value they saw, so that either they see the
  * new value or the bump sees them. */
-SRCU__HIDDEN void srcu__backend_event_bump(unsigned int *event, unsigned int *sleepers);
-SRCU__HIDDEN void srcu__backend_event_bump_pshared(unsigned int *event, unsigned int *sleepers);
+SRCU__HIDDEN void srcu__backend_event_bump(unsigned int *event, unsigned int *sleepers,
+					  bool pshared);
 /* A one-word lock taken with a CAS after a plain look: a failing CAS would
- * take the line from its holder, once per waiting caller. */
-static inline bool srcu__backend_trylock(unsigned int *lock)
+ * take the line from its holder, once per waiting caller.  The holder
+ * stores token (nonzero): 1, or an identity that names it. */
+static inline bool srcu__backend_trylock(unsigned long *lock, unsigned long token)
 {
-	unsigned int expected = 0;
+	unsigned long expected = 0;
 
 	return load_relaxed(lock) == 0 &&
-	       __atomic_compare_exchange_n(lock, &expected, 1, false,
+	       __atomic_compare_exchange_n(lock, &expected, token, false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
@@ -324,10 +331,27 @@ struct srcu__shm_att {
 };
 SRCU__HIDDEN extern struct srcu__shm_att srcu__shm_att[SRCU__SHARED_BLOCKS];
 
+/* Places in a file mapped at h (attached or not yet). */
+static inline struct srcu_struct *srcu__shm_domain_at(const struct srcu__shm_header *h)
+{
+	return (struct srcu_struct *)(void *)((char *)h + SRCU__SHM_DOMAIN_OFFSET);
+}
+
+static inline char *srcu__shm_slot_page(const struct srcu__shm_header *h, unsigned int i)
+{
+	return (char *)h + (size_t)(SRCU__SHM_FIRST_SLOT_PAGE + i) * SRCU__SHM_PAGE;
+}
+
+static inline struct srcu__shm_owner *srcu__shm_owner_at(const struct srcu__shm_header *h,
+							unsigned int i)
+{
+	return (struct srcu__shm_owner *)(void *)(srcu__shm_slot_page(h, i) +
+						  SRCU__SHM_OWNER_OFFSET);
+}
+
 static inline struct srcu_struct *srcu__shm_domain(unsigned int b)
 {
-	return (struct srcu_struct *)(void *)((char *)srcu__shm_att[b].hdr +
-					      SRCU__SHM_DOMAIN_OFFSET);
+	return srcu__shm_domain_at(srcu__shm_att[b].hdr);
 }
 
 /* This process's owner word (pid | start time << 32), or 0 if
@@ -355,8 +379,8 @@ SRCU__HIDDEN int srcu__shm_map_slot(unsigned int b, void *page);
 SRCU__HIDDEN void srcu__shm_release(unsigned int b, unsigned int i);
 /* Slots ever claimed (the bound of every walk), at most the slot count. */
 SRCU__HIDDEN unsigned int srcu__shm_slots_high(unsigned int b);
-/* This process's slots in state (SRCU__SHM_RESERVED or _MAPPED). */
-SRCU__HIDDEN unsigned int srcu__shm_count_reserved(unsigned int b, unsigned int state);
+/* The slots this process holds (reserved or mapped by a thread). */
+SRCU__HIDDEN unsigned int srcu__shm_count_mine(unsigned int b);
 /* A check's sums over the slots below slots_high: the unlock sums (added
  * to unlocks[]) return how many slots they read, for the lock sum to read
  * the same; a slot with more unlocks than locks sets *bad_slot (1 + it). */

@@ -368,10 +368,8 @@ void srcu__wake_gp(unsigned int id)
 	 * grace period that sees the bump also sees the count (it loads the
 	 * futex word with acquire before its scan). */
 	__atomic_fetch_add(srcu__gp_wake_seq(id), 1, __ATOMIC_SEQ_CST);
-	if (srcu__id_shared(id))   /* the GP may sleep in another process */
-		srcu__backend_futex_wake_pshared(srcu__gp_wake_seq(id), 1);
-	else
-		srcu__backend_futex_wake(srcu__gp_wake_seq(id), 1);
+	/* A shared domain's GP may sleep in another process. */
+	srcu__backend_futex_wake(srcu__gp_wake_seq(id), 1, srcu__id_shared(id));
 }
 
 /* After an out-of-line unlock of index idx of domain id (sp may already

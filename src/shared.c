@@ -6,11 +6,9 @@
  * Attaching maps the whole file, registers for global membarrier, takes
  * the domain's id block in this process (its id's table entry, and the
  * block's page of srcu__gp_waits[] mapped from the file) and reserves a
- * slot, whose number is the process's token in the GP lock.  The read
- * side needs nothing more: a thread's first section maps a slot
- * (reader.c).  Above async.c (detach drains call_srcu()) and gp.c
- * (attach may recover dead processes' slots); lifecycle.c calls the fork
- * handler.
+ * slot for the process.  The read side needs nothing more: a thread's
+ * first section maps a slot (reader.c).  Above async.c (detach drains
+ * call_srcu()); lifecycle.c calls the fork handler.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -155,20 +153,13 @@ static int attach_block(unsigned int b, struct srcu__shm_header *h, unsigned lon
  * grace period would then be taken for ours, never for a dead process's. */
 static bool holds_anything(const struct srcu__shm_header *h, unsigned int slots)
 {
-	const struct srcu_struct *sp = (const struct srcu_struct *)(const void *)
-				       ((const char *)h + SRCU__SHM_DOMAIN_OFFSET);
 	uint64_t me = srcu__shm_self();
 
-	if (load_relaxed(&srcu__dom((struct srcu_struct *)sp)->gp_lock) == me)
+	if (load_relaxed(&srcu__dom(srcu__shm_domain_at(h))->gp_lock) == me)
 		return true;
-	for (unsigned int i = 0; i < slots; i++) {
-		const struct srcu__shm_owner *o = (const struct srcu__shm_owner *)(const void *)
-			((const char *)h + (size_t)(SRCU__SHM_FIRST_SLOT_PAGE + i) * SRCU__SHM_PAGE +
-			 SRCU__SHM_OWNER_OFFSET);
-
-		if (load_relaxed(&o->owner) == me)
+	for (unsigned int i = 0; i < slots; i++)
+		if (load_relaxed(&srcu__shm_owner_at(h, i)->owner) == me)
 			return true;
-	}
 	return false;
 }
 
@@ -216,7 +207,7 @@ static int check_environment(void)
 static void format(struct srcu__shm_header *h, unsigned int slots, unsigned int b,
 		   const char *name)
 {
-	struct srcu_struct *sp = (struct srcu_struct *)(void *)((char *)h + SRCU__SHM_DOMAIN_OFFSET);
+	struct srcu_struct *sp = srcu__shm_domain_at(h);
 	uint16_t w = (uint16_t)(srcu__shm_block_id(b) * SRCU__SLOT_WORDS);
 	uint64_t magic;
 
@@ -300,8 +291,7 @@ int srcu_shared_attach(int fd, struct srcu_struct **spp)
 	 * under us (it is others' to write), the copy does not. */
 	(void)load_acquire((uint64_t *)(void *)h->magic);
 	memcpy(&copy, h, sizeof(copy));
-	err = srcu__shm_validate(&copy, (const struct srcu_struct *)(const void *)
-				 ((const char *)h + SRCU__SHM_DOMAIN_OFFSET), have);
+	err = srcu__shm_validate(&copy, srcu__shm_domain_at(h), have);
 	if (!err && (copy.pidns != srcu__shm_pidns() || copy.timens != srcu__shm_timens()))
 		err = -EXDEV;
 	b = err ? 0 : copy.block;
@@ -348,8 +338,7 @@ int srcu_shared_reserve(struct srcu_struct *sp, unsigned int threads)
 	if (b < 0)
 		return -EINVAL;
 	pthread_mutex_lock(&attach_lock);
-	have = srcu__shm_count_reserved((unsigned int)b, SRCU__SHM_RESERVED) +
-	       srcu__shm_count_reserved((unsigned int)b, SRCU__SHM_MAPPED);
+	have = srcu__shm_count_mine((unsigned int)b);
 	if (threads > have)
 		err = reserve((unsigned int)b, threads - have);
 	pthread_mutex_unlock(&attach_lock);

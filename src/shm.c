@@ -46,10 +46,6 @@ static uint64_t self_owner;
 
 /* ---- identity and liveness ---- */
 
-/* Fields of /proc/<pid>/stat: state (field 3) and start time (field 22,
- * clock ticks since boot).  The command (field 2) may hold spaces and
- * parentheses: the fields start after its last ')'.  false if the process
- * is gone (no such file). */
 /* "/proc/<pid>/stat" into path (64 bytes), without stdio: a thread's
  * first section may get here (claim_dead()), in a signal handler.  pid 0:
  * "/proc/self/stat" (a /proc of another pid namespace would show another
@@ -72,7 +68,11 @@ static void stat_path(char *path, int pid)
 	memcpy(path + 6 + n, "/stat", 6);
 }
 
-static bool proc_stat(int pid, char *state, unsigned long long *start)
+/* The start time (field 22 of /proc/<pid>/stat, clock ticks since boot)
+ * of process pid (0: this one).  The command (field 2) may hold spaces
+ * and parentheses: the fields start after its last ')'.  false if it
+ * cannot be read (the process is gone, or hidden from us). */
+static bool proc_start_time(int pid, unsigned long long *start)
 {
 	char path[64], buf[1024], *p;
 	ssize_t n;
@@ -90,8 +90,7 @@ static bool proc_stat(int pid, char *state, unsigned long long *start)
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ')
 		return false;
-	p += 2;
-	*state = *p;
+	p += 2;   /* field 3 */
 	for (field = 3; field < 22 && p; field++) {
 		p = strchr(p, ' ');
 		if (p)
@@ -133,11 +132,12 @@ uint64_t srcu__shm_timens(void)
  * fork child after unshare() may not be.) */
 static bool namespaces_match(void)
 {
+	uint64_t pidns = srcu__shm_pidns(), timens = srcu__shm_timens();
+
 	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++) {
 		const struct srcu__shm_header *h = srcu__shm_att[b].hdr;
 
-		if (h && (load_relaxed(&h->pidns) != srcu__shm_pidns() ||
-			  load_relaxed(&h->timens) != srcu__shm_timens()))
+		if (h && (load_relaxed(&h->pidns) != pidns || load_relaxed(&h->timens) != timens))
 			return false;
 	}
 	return true;
@@ -151,11 +151,10 @@ uint64_t srcu__shm_self(void)
 {
 	uint64_t o = load_relaxed(&self_owner);
 	unsigned long long start = 0;
-	char state;
 
 	if (o)
 		return o;
-	if (!proc_stat(0, &state, &start) || !namespaces_match())
+	if (!proc_start_time(0, &start) || !namespaces_match())
 		return 0;
 	o = owner_word(getpid(), start);
 	store_relaxed(&self_owner, o);
@@ -197,7 +196,6 @@ static bool owner_dead(uint64_t owner)
 {
 	int pid = (int)(uint32_t)owner, pidfd;
 	unsigned long long start;
-	char state;
 	bool dead = false;
 
 	if (owner == srcu__shm_self() || owner == SRCU__SHM_RECOVERING ||
@@ -215,7 +213,7 @@ static bool owner_dead(uint64_t owner)
 		dead = poll(&p, 1, 0) > 0;
 		close(pidfd);
 	}
-	if (!dead && proc_stat(pid, &state, &start))
+	if (!dead && proc_start_time(pid, &start))
 		dead = (uint32_t)start != (uint32_t)(owner >> 32);
 	return dead;
 }
@@ -227,20 +225,14 @@ bool srcu__shm_owner_dead(uint64_t owner)
 
 /* ---- layout ---- */
 
-static char *slot_page(const struct srcu__shm_att *a, unsigned int i)
-{
-	return (char *)a->hdr + (size_t)(SRCU__SHM_FIRST_SLOT_PAGE + i) * SRCU__SHM_PAGE;
-}
-
 struct srcu__slot *srcu__shm_counters(unsigned int b, unsigned int i)
 {
-	return (struct srcu__slot *)(void *)slot_page(&srcu__shm_att[b], i);
+	return (struct srcu__slot *)(void *)srcu__shm_slot_page(srcu__shm_att[b].hdr, i);
 }
 
 struct srcu__shm_owner *srcu__shm_owner_of(unsigned int b, unsigned int i)
 {
-	return (struct srcu__shm_owner *)(void *)(slot_page(&srcu__shm_att[b], i) +
-						  SRCU__SHM_OWNER_OFFSET);
+	return srcu__shm_owner_at(srcu__shm_att[b].hdr, i);
 }
 
 unsigned long srcu__shm_size(unsigned int slots)
@@ -414,17 +406,13 @@ void srcu__shm_release(unsigned int b, unsigned int i)
 	store_release(&o->owner, 0);
 }
 
-unsigned int srcu__shm_count_reserved(unsigned int b, unsigned int state)
+unsigned int srcu__shm_count_mine(unsigned int b)
 {
 	uint64_t me = self_or_die();
 	unsigned int n = 0;
 
-	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++) {
-		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
-
-		if (load_relaxed(&o->owner) == me && load_relaxed(&o->state) == state)
-			n++;
-	}
+	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++)
+		n += load_relaxed(&srcu__shm_owner_of(b, i)->owner) == me;
 	return n;
 }
 
@@ -541,8 +529,7 @@ unsigned int srcu__shm_recover(unsigned int b, struct srcu__shm_dead *dead, unsi
 		sections = balance(srcu__shm_counters(b, i));
 		if (owner != SRCU__SHM_RECOVERING)   /* else its pid is lost: no report */
 			note_dead(dead, &n, max, (int)(uint32_t)owner, sections);
-		store_relaxed(&o->state, SRCU__SHM_FREE);
-		store_release(&o->owner, 0);
+		srcu__shm_release(b, i);
 	}
 	return n;
 }

@@ -185,18 +185,9 @@ void srcu__stall_watch_init(struct srcu_struct *sp, struct srcu__stall_watch *w)
 	w->cycle_seen = false;
 }
 
-static long earliest(long a, long b)
-{
-	if (a < 0)
-		return b;
-	if (b < 0)
-		return a;
-	return a < b ? a : b;
-}
-
 long srcu__stall_deadline(const struct srcu__stall_watch *w)
 {
-	return earliest(w->next_ns, w->probe_ns);
+	return srcu__backend_earliest(w->next_ns, w->probe_ns);
 }
 
 /* ---- stall reports ---- */
