@@ -183,6 +183,23 @@ static int helper_main(const char *mode, int fd)
 	return 99;
 }
 
+/* A "hold" helper ends its section (and says so). */
+static void hold_release(struct helper *h)
+{
+	helper_say(h, 'u');
+	REQUIRE(helper_read(h) == 'U');
+}
+
+/* Let a helper exit (it must succeed), then detach from sp and close its
+ * file. */
+static void helper_finish(struct helper *h, struct srcu_struct *sp, int fd)
+{
+	helper_say(h, 'x');
+	CHECK_EQ(helper_wait(h), 0);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
 /* ---- the tests ---- */
 
 /* A grace period in one process and its updater's thread, watched. */
@@ -224,17 +241,13 @@ static void test_waits_for_other_process(void)
 	gp_start(&g, sp);
 	sleep_ms(300);
 	CHECK(!flag_get(&g.done));          /* the other process's section holds it */
-	helper_say(&h, 'u');
-	REQUIRE(helper_read(&h) == 'U');
+	hold_release(&h);
 	t0 = now_ns();
 	join(g.t);
 	CHECK(flag_get(&g.done));
 	/* Woken by the unlock, not by a periodic look (10 ms at the earliest). */
 	printf("  GP ended %.2f ms after the other process's unlock\n", (double)(now_ns() - t0) / 1e6);
-	helper_say(&h, 'x');
-	CHECK_EQ(helper_wait(&h), 0);
-	CHECK_EQ(srcu_shared_detach(sp), 0);
-	close(fd);
+	helper_finish(&h, sp, fd);
 }
 
 /* Bug caught: a GP that waits for sections begun after it (it would
@@ -248,10 +261,7 @@ static void test_new_sections_not_waited(void)
 	REQUIRE(helper_read(&h) == 'L');
 	for (int i = 0; i < 20; i++)
 		synchronize_srcu(sp);
-	helper_say(&h, 'x');
-	CHECK_EQ(helper_wait(&h), 0);
-	CHECK_EQ(srcu_shared_detach(sp), 0);
-	close(fd);
+	helper_finish(&h, sp, fd);
 }
 
 static int dead_pid;
@@ -326,13 +336,9 @@ static void test_stopped_reader_still_waited(void)
 	sleep_ms(600);   /* several looks for dead owners (10, 20, 40 ... ms) */
 	CHECK(!flag_get(&g.done));
 	kill(h.pid, SIGCONT);
-	helper_say(&h, 'u');
-	REQUIRE(helper_read(&h) == 'U');
+	hold_release(&h);
 	join(g.t);
-	helper_say(&h, 'x');
-	CHECK_EQ(helper_wait(&h), 0);
-	CHECK_EQ(srcu_shared_detach(sp), 0);
-	close(fd);
+	helper_finish(&h, sp, fd);
 }
 
 /* Bug caught: a process killed while it runs a grace period (holding the
@@ -503,13 +509,9 @@ static void test_unknown_is_alive(void)
 	sleep_ms(400);   /* looks for dead owners at 10, 30, 70, 150, 310 ms */
 	CHECK(!flag_get(&g.done));
 	REQUIRE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
-	helper_say(&h, 'u');
-	REQUIRE(helper_read(&h) == 'U');
+	hold_release(&h);
 	join(g.t);
-	helper_say(&h, 'x');
-	CHECK_EQ(helper_wait(&h), 0);
-	CHECK_EQ(srcu_shared_detach(sp), 0);
-	close(fd);
+	helper_finish(&h, sp, fd);
 }
 
 /* Bug caught: reader slots of processes that exited attached (a prefork
@@ -650,8 +652,7 @@ static void test_two_domains(void)
 	CHECK(srcu__id_of(a) != srcu__id_of(b));
 	REQUIRE(helper_read(&h) == 'L');
 	synchronize_srcu(b);          /* A's reader does not hold B */
-	helper_say(&h, 'u');
-	REQUIRE(helper_read(&h) == 'U');
+	hold_release(&h);
 	synchronize_srcu(a);
 	helper_say(&h, 'x');
 	CHECK_EQ(helper_wait(&h), 0);

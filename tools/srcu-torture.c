@@ -656,10 +656,29 @@ static void progress_line(void)
 	fflush(stdout);
 }
 
+/* A histogram of PIPE_LEN + 1 counts as a JSON array. */
+void torture_json_hist(FILE *f, const unsigned long *h)
+{
+	fprintf(f, "[");
+	for (int k = 0; k < PIPE_LEN + 1; k++)
+		fprintf(f, "%s%lu", k ? ", " : "", h[k]);
+	fprintf(f, "]");
+}
+
+/* The last member, "result" (the PASS/FAIL line, escaped), and the end of
+ * the object; closes f. */
+void torture_json_close(FILE *f, const char *result)
+{
+	fprintf(f, "  \"result\": \"");
+	for (const char *c = result; *c; c++)
+		fputs(*c == '"' ? "\\\"" : *c == '\\' ? "\\\\" : (char[2]){ *c, 0 }, f);
+	fprintf(f, "\"\n}\n");
+	fclose(f);
+}
+
 static void write_json(const struct totals *t, double secs, const char *result)
 {
 	FILE *f = fopen(cfg.json, "w");
-	int k;
 
 	if (!f) {
 		fprintf(stderr, "srcu-torture: cannot write %s: %s\n", cfg.json, strerror(errno));
@@ -675,24 +694,18 @@ static void write_json(const struct totals *t, double secs, const char *result)
 	fprintf(f, "  \"max_section_us\": %.1f,\n", t->max_section_ns / 1e3);
 	fprintf(f, "  \"call_srcu_callbacks\": %lu,\n  \"polled_cookies\": %lu,\n",
 		t->callbacks, t->cookies);
-	fprintf(f, "  \"reader_pipe\": [");
-	for (k = 0; k < HIST; k++)
-		fprintf(f, "%s%lu", k ? ", " : "", t->pipe[k]);
-	fprintf(f, "],\n  \"reader_batch\": [");
-	for (k = 0; k < HIST; k++)
-		fprintf(f, "%s%lu", k ? ", " : "", t->batch[k]);
-	fprintf(f, "],\n  \"chaos\": {\"domains_churned\": %lu, \"threads_churned\": %lu, "
+	fprintf(f, "  \"reader_pipe\": ");
+	torture_json_hist(f, t->pipe);
+	fprintf(f, ",\n  \"reader_batch\": ");
+	torture_json_hist(f, t->batch);
+	fprintf(f, ",\n  \"chaos\": {\"domains_churned\": %lu, \"threads_churned\": %lu, "
 		"\"forks\": %lu, \"signals\": %lu, \"handler_sections\": %lu, "
 		"\"ids_exhausted_at\": %lu, \"exit_inside_reported\": %s},\n",
 		chaos.domains_churned, chaos.threads_churned, chaos.forks, chaos.signals,
 		chaos.handler_sections, chaos.ids_exhausted_at,
 		chaos.exit_inside_reported ? "true" : "false");
 	fprintf(f, "  \"failures\": %lu, \"first_failure_s\": %.3f,\n", failures, first_failure_s);
-	fprintf(f, "  \"result\": \"");
-	for (const char *c = result; *c; c++)
-		fputs(*c == '"' ? "\\\"" : *c == '\\' ? "\\\\" : (char[2]){ *c, 0 }, f);
-	fprintf(f, "\"\n}\n");
-	fclose(f);
+	torture_json_close(f, result);
 }
 
 static int report(void)

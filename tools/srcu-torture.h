@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "srcu.h"
 
@@ -121,5 +122,9 @@ int tso_read_lock(struct srcu_struct *sp, void **obj, void **head, long delay_ns
 #define P_MAX_THREADS 16
 #define P_MAX_WRITERS 32
 int procs_main(void);
+
+/* srcu-torture.c's JSON pieces, shared by both modes. */
+void torture_json_hist(FILE *f, const unsigned long *h);
+void torture_json_close(FILE *f, const char *result);
 
 #endif /* SRCU_TORTURE_TOOL_H */

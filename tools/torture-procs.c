@@ -1105,14 +1105,6 @@ static void progress_line(void)
 	fflush(stdout);
 }
 
-static void json_hist(FILE *f, const unsigned long *h)
-{
-	fprintf(f, "[");
-	for (int k = 0; k < P_HIST; k++)
-		fprintf(f, "%s%lu", k ? ", " : "", h[k]);
-	fprintf(f, "]");
-}
-
 static void write_json(const struct ptotals *t, double secs, const char *result)
 {
 	FILE *f = fopen(cfg.json, "w");
@@ -1133,9 +1125,9 @@ static void write_json(const struct ptotals *t, double secs, const char *result)
 	fprintf(f, "  \"call_srcu_callbacks\": %lu,\n  \"polled_cookies\": %lu,\n",
 		t->callbacks, t->cookies);
 	fprintf(f, "  \"reader_pipe\": ");
-	json_hist(f, t->pipe);
+	torture_json_hist(f, t->pipe);
 	fprintf(f, ",\n  \"reader_batch\": ");
-	json_hist(f, t->batch);
+	torture_json_hist(f, t->batch);
 	fprintf(f, ",\n  \"processes_stats\": {\"forks\": %lu, \"kills\": %lu, \"kills_inside\": %lu, "
 		"\"kills_in_gp\": %lu, \"kills_young\": %lu, \"zombies\": %lu, \"recoveries\": %lu, "
 		"\"killed_recovered\": %lu, \"recovered_sections\": %lu, \"recoveries_exited\": %lu, \"reader_gps\": %lu, "
@@ -1147,11 +1139,7 @@ static void write_json(const struct ptotals *t, double secs, const char *result)
 		t->poisoned, t->aged, t->recycled);
 	fprintf(f, "  \"failures\": %lu, \"first_failure_s\": %.3f,\n", A->failures,
 		A->failures ? A->first_failure_s : -1.0);
-	fprintf(f, "  \"result\": \"");
-	for (const char *c = result; *c; c++)
-		fputs(*c == '"' ? "\\\"" : *c == '\\' ? "\\\\" : (char[2]){ *c, 0 }, f);
-	fprintf(f, "\"\n}\n");
-	fclose(f);
+	torture_json_close(f, result);
 }
 
 static int report(void)
