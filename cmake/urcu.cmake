@@ -38,10 +38,23 @@ if(SRCU_HAVE_URCU)
     LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/urcu/libsrcu-urcu.map)
   target_link_options(srcu_urcu PRIVATE
     -Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/src/urcu/libsrcu-urcu.map)
+  # libsrcu-urcu.a as well, for programs linked statically: one object (a
+  # single source file), linked after it libsrcu.a.  Its default domain and
+  # per-thread words are the program's: link it into one module only.
+  add_library(srcu_urcu_static STATIC src/urcu/srcu_urcu.c)
+  target_link_libraries(srcu_urcu_static PUBLIC srcu_static
+    INTERFACE $<INSTALL_INTERFACE:urcu-cds> $<INSTALL_INTERFACE:urcu-common>)
+  target_include_directories(srcu_urcu_static PUBLIC ${URCU_CDS_INCLUDE_DIRS})
+  set_target_properties(srcu_urcu_static PROPERTIES OUTPUT_NAME srcu-urcu
+    POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden
+    ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
   if(SRCU_INSTALL)
     file(RELATIVE_PATH SRCU_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
     configure_file(srcu-urcu.pc.in ${CMAKE_BINARY_DIR}/srcu-urcu.pc @ONLY)
-    install(TARGETS srcu_urcu EXPORT srcuUrcuTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+    set_target_properties(srcu_urcu_static PROPERTIES EXPORT_NAME srcu_urcu_static)
+    install(TARGETS srcu_urcu srcu_urcu_static EXPORT srcuUrcuTargets
+      LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+      ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
     # find_package(srcu) includes it when present: srcu::srcu_urcu.  An
     # export set of its own, so that the Debian package libsrcu-dev can
     # ship without it (libsrcu-urcu-dev has it).

@@ -304,10 +304,13 @@ static void async_kick(struct srcu_struct *sp, unsigned long s)
 
 unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp)
 {
-	unsigned long s = srcu__gp_polled_snap(sp, "start_poll_synchronize_srcu");
+	unsigned long s;
 
+	srcu__gp_enter(sp, "start_poll_synchronize_srcu");
+	s = srcu__gp_snap(sp);
 	srcu__gp_request(sp, s);
 	async_kick(sp, s);   /* the worker runs the GP if no updater does */
+	srcu__gp_leave(sp);
 	return s;
 }
 
@@ -339,19 +342,12 @@ static void call_inline(struct srcu_struct *sp, struct srcu_head *head)
 	head->func(head);
 }
 
-void call_srcu(struct srcu_struct *sp, struct srcu_head *head,
-	       void (*func)(struct srcu_head *head))
+/* call_srcu() once counted in sp (srcu__gp_enter()). */
+static void queue_callback(struct srcu_struct *sp, struct srcu_head *head)
 {
-	struct srcu__async *a;
+	struct srcu__async *a = async_get(sp);
 	bool may_wait;
 
-	if (!sp || !head || !func)
-		srcu__report_fatal("call_srcu() called with a NULL %s",
-			    !sp ? "domain" : !head ? "srcu_head" : "callback");
-	(void)srcu__domain_id(sp, "call_srcu");
-	head->func = func;
-	head->next = NULL;
-	a = async_get(sp);
 	if (!a) {
 		call_inline(sp, head);
 		return;
@@ -374,6 +370,19 @@ void call_srcu(struct srcu_struct *sp, struct srcu_head *head,
 	}
 	a->queued++;
 	pthread_mutex_unlock(&a->lock);
+}
+
+void call_srcu(struct srcu_struct *sp, struct srcu_head *head,
+	       void (*func)(struct srcu_head *head))
+{
+	if (!sp || !head || !func)
+		srcu__report_fatal("call_srcu() called with a NULL %s",
+			    !sp ? "domain" : !head ? "srcu_head" : "callback");
+	srcu__gp_enter(sp, "call_srcu");
+	head->func = func;
+	head->next = NULL;
+	queue_callback(sp, head);
+	srcu__gp_leave(sp);
 }
 
 /* ---- srcu_barrier ---- */
@@ -400,15 +409,12 @@ static void barrier_complete(struct srcu_head *h)
 	((struct barrier *)h)->done = true;
 }
 
-void srcu_barrier(struct srcu_struct *sp)
+/* srcu_barrier() once counted in sp (srcu__gp_enter()). */
+static void barrier_wait(struct srcu_struct *sp)
 {
 	struct barrier b = { { NULL, barrier_mark }, false };
-	struct srcu__async *a;
+	struct srcu__async *a = async_of(sp);
 
-	if (!sp)
-		srcu__report_fatal("srcu_barrier() called with a NULL domain");
-	(void)srcu__domain_id(sp, "srcu_barrier");
-	a = async_of(sp);
 	if (!a)
 		return;   /* call_srcu() was never called on sp */
 	if (must_not_wait(sp))
@@ -429,6 +435,13 @@ void srcu_barrier(struct srcu_struct *sp)
 	while (!b.done)
 		pthread_cond_wait(&a->room, &a->lock);
 	pthread_mutex_unlock(&a->lock);
+}
+
+void srcu_barrier(struct srcu_struct *sp)
+{
+	srcu__gp_enter(sp, "srcu_barrier");
+	barrier_wait(sp);
+	srcu__gp_leave(sp);
 }
 
 int srcu_set_backlog_limit(struct srcu_struct *sp, unsigned long limit)

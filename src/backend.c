@@ -10,8 +10,10 @@
  * Where membarrier is missing (old kernels, seccomp filters) or
  * SRCU_BACKEND=fence is set, readers use real fences instead and the
  * "heavy" fence is an ordinary one.  The choice is made once, by the
- * library's constructor (lifecycle.c), before main(); srcu__backend_fence_mode starts at 1 so that any
- * reader that runs before the constructor is safe under either backend.
+ * library's constructor (lifecycle.c), before main() and the program's
+ * constructors.  srcu__backend_fence_mode starts at 1, so a reader that
+ * runs before the constructor uses fences; it changes to membarrier under
+ * such readers safely (reader.c's fence T, doc/design.md "Start-up").
  *
  * SPDX-License-Identifier: MIT
  */
@@ -57,8 +59,11 @@ void srcu__backend_init(void)
 	srcu__vg_quiet(&srcu__backend_fence_mode, sizeof(srcu__backend_fence_mode));
 	/* Under Helgrind, fences: it sees neither membarrier nor the inline
 	 * fast path, and the out-of-line one is annotated (vg.h). */
+	/* Release: registered before any thread reads "membarrier" (acquire
+	 * in reader.c's fast_path_on() and in fence.c) and so counts without
+	 * fences, or has a grace period issue membarriers. */
 	if (!fences_requested() && !srcu__vg_running() && membarrier_register())
-		store_relaxed(&srcu__backend_fence_mode, 0);
+		store_release(&srcu__backend_fence_mode, 0);
 	/* else stay at 1: the reader fast paths use fences. */
 }
 

@@ -168,7 +168,11 @@ static void fence_heavy(struct service *fs)
 
 void srcu__fence_heavy(void)
 {
-	if (load_relaxed(&srcu__backend_fence_mode)) {
+	/* Acquire: see srcu__backend_init().  A caller that still reads
+	 * "fence" while threads switch to the fast path is covered by their
+	 * fence T (reader.c): its own full fences before this load (S, D or
+	 * the previous A) make the read-to-write causality argument. */
+	if (load_acquire(&srcu__backend_fence_mode)) {
 		srcu__smp_mb();  /* A, W (fence backend): pairs with the readers' locked RMWs */
 		return;
 	}

@@ -673,19 +673,97 @@ static void check_not_reader(struct srcu_struct *sp, const char *who)
 
 static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__deadline *dl);
 
+/* ---- update-side callers, for cleanup_srcu_struct() ----
+ *
+ * Every update-side call (synchronize, the polled calls, call_srcu(),
+ * srcu_barrier()) counts itself in the domain's users word from entry to
+ * return, so that cleanup returns -EBUSY while any is inside, waiting or
+ * not.  Cleanup closes the word (0 -> USERS_CLOSING) for the moment it
+ * decides: a caller that arrives meanwhile waits for the verdict, then
+ * goes on (still live) or is reported (cleaned up).  Shared domains are
+ * detached, never cleaned up: they are not counted.
+ */
+#define USERS_CLOSING (1u << 31)
+
+/* The calls this thread is inside, innermost last (a stall handler or a
+ * callback run inline may call in again): a fork child keeps the forking
+ * thread's counts and drops every other thread's. */
+#define INSIDE_MAX 8
+static __thread struct srcu_struct *inside[INSIDE_MAX];
+static __thread unsigned int inside_depth;
+
+void srcu__gp_enter(struct srcu_struct *sp, const char *who)
+{
+	unsigned int *users;
+
+	if (!sp)
+		srcu__report_fatal("%s() called with a NULL domain", who);
+	(void)srcu__domain_id(sp, who);
+	if (shared(sp))
+		return;
+	if (inside_depth < INSIDE_MAX)
+		inside[inside_depth] = sp;
+	inside_depth++;
+	users = &srcu__dom(sp)->users;
+	/* Seq-cst RMW: either cleanup's close sees this count, or this sees
+	 * the close (or what followed it, an unbind, checked below). */
+	while (__atomic_fetch_add(users, 1, __ATOMIC_SEQ_CST) & USERS_CLOSING) {
+		__atomic_fetch_sub(users, 1, __ATOMIC_RELAXED);
+		while (load_acquire(users) & USERS_CLOSING)
+			srcu__cpu_relax();   /* cleanup decides without waiting */
+	}
+	(void)srcu__domain_id(sp, who);   /* cleaned up before we counted: reported */
+	SRCU__TORTURE_POINT(UPDATE_ENTERED, sp);
+}
+
+void srcu__gp_leave(struct srcu_struct *sp)
+{
+	/* Release: the call's accesses to sp before cleanup's close sees the
+	 * count drop (its CAS acquires), and so before the caller frees sp. */
+	if (shared(sp))
+		return;
+	inside_depth--;
+	__atomic_fetch_sub(&srcu__dom(sp)->users, 1, __ATOMIC_RELEASE);
+}
+
+/* This thread's calls inside sp (a fork child's count). */
+static unsigned int inside_count(struct srcu_struct *sp)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < inside_depth && i < INSIDE_MAX; i++)
+		n += inside[i] == sp;
+	return n;
+}
+
+bool srcu__gp_close(struct srcu_struct *sp)
+{
+	unsigned int none = 0;
+
+	return __atomic_compare_exchange_n(&srcu__dom(sp)->users, &none, USERS_CLOSING, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+void srcu__gp_reopen(struct srcu_struct *sp)
+{
+	/* An AND, not a store of 0: a caller that counted itself and saw the
+	 * bit takes its count back after this may have run. */
+	__atomic_fetch_and(&srcu__dom(sp)->users, ~USERS_CLOSING, __ATOMIC_RELEASE);
+}
+
 static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 			struct srcu__deadline *dl)
 {
 	struct srcu__domain *d;
 	unsigned long s;
 
-	if (!sp)
-		srcu__report_fatal("%s() called with a NULL domain", who);
+	srcu__gp_enter(sp, who);
 	d = srcu__dom(sp);
-	(void)srcu__domain_id(sp, who);
 	check_not_reader(sp, who);
-	if (SRCU__BUSTED(NOSYNC))
+	if (SRCU__BUSTED(NOSYNC)) {
+		srcu__gp_leave(sp);
 		return;
+	}
 	s = srcu__gp_snap(sp);
 	seq_request(&d->gp_seq_needed, s);
 	if (exp)
@@ -693,6 +771,7 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 	srcu__stall_set_waiting_on(sp);   /* for deadlock probes */
 	wait_for_seq(sp, s, dl);
 	srcu__stall_set_waiting_on(NULL);
+	srcu__gp_leave(sp);
 }
 
 unsigned long srcu__gp_snap(struct srcu_struct *sp)
@@ -754,6 +833,7 @@ void srcu__gp_fork_child(struct srcu_struct *sp)
 
 	d->gp_lock = 0;
 	d->gp_event_waiters = 0;
+	d->users = inside_count(sp);   /* the other threads' calls are gone */
 	*srcu__gp_waiting(id, 0) = 0;
 	*srcu__gp_waiting(id, 1) = 0;
 	d->gp_seq &= ~3ul;
@@ -765,10 +845,12 @@ void srcu__gp_fork_child(struct srcu_struct *sp)
 
 unsigned long srcu__gp_polled_snap(struct srcu_struct *sp, const char *who)
 {
-	if (!sp)
-		srcu__report_fatal("%s() called with a NULL domain", who);
-	(void)srcu__domain_id(sp, who);
-	return srcu__gp_snap(sp);
+	unsigned long s;
+
+	srcu__gp_enter(sp, who);
+	s = srcu__gp_snap(sp);
+	srcu__gp_leave(sp);
+	return s;
 }
 
 void srcu__gp_request(struct srcu_struct *sp, unsigned long s)
@@ -783,17 +865,20 @@ unsigned long get_state_synchronize_srcu(struct srcu_struct *sp)
 
 bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie)
 {
-	if (!sp)
-		srcu__report_fatal("poll_state_synchronize_srcu() called with a NULL domain");
+	bool done;
+
+	srcu__gp_enter(sp, "poll_state_synchronize_srcu");
 	if (SRCU__BUSTED(EARLYPOLL))
 		cookie -= 4;
-	if (!seq_done(sp, cookie))
-		return false;
-	/* F, as at the end of synchronize(): what the caller does next (free
-	 * the object) is ordered after the grace period. */
-	srcu__smp_mb();
-	srcu__hb_gp_end(srcu__id_of(sp));
-	return true;
+	done = seq_done(sp, cookie);
+	if (done) {
+		/* F, as at the end of synchronize(): what the caller does next
+		 * (free the object) is ordered after the grace period. */
+		srcu__smp_mb();
+		srcu__hb_gp_end(srcu__id_of(sp));
+	}
+	srcu__gp_leave(sp);
+	return done;
 }
 
 void synchronize_srcu(struct srcu_struct *sp)

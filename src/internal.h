@@ -147,8 +147,10 @@ static inline void srcu__cpu_relax(void)
 }
 
 /* Nonzero when membarrier(2) is unavailable (or SRCU_BACKEND=fence):
- * readers then take the out-of-line path and use fences.  Only ever
- * changes from 1 to 0, once, in the library constructor. */
+ * readers then take the out-of-line path and use fences.  Changes from 1
+ * to 0 once, in the library constructor (sections that ran before it
+ * used fences; reader.c's fence T covers the switch), and back to 1 only
+ * in a single-threaded fork child that cannot register again. */
 SRCU__HIDDEN extern int srcu__backend_fence_mode;
 
 /* After a locked RMW, for a full fence: on x86 the RMW already is one. */
@@ -532,6 +534,14 @@ SRCU__HIDDEN void srcu__gp_unlock(struct srcu_struct *sp);
  * request for the GP that completes it. */
 SRCU__HIDDEN unsigned long srcu__gp_polled_snap(struct srcu_struct *sp, const char *who);
 SRCU__HIDDEN void srcu__gp_request(struct srcu_struct *sp, unsigned long s);
+/* An update-side call enters sp (checked live; NULL and misuse reported,
+ * naming who) and leaves it: cleanup_srcu_struct() returns -EBUSY while
+ * any is inside.  Cleanup closes sp to new callers while it decides
+ * (false: a caller is inside) and reopens it. */
+SRCU__HIDDEN void srcu__gp_enter(struct srcu_struct *sp, const char *who);
+SRCU__HIDDEN void srcu__gp_leave(struct srcu_struct *sp);
+SRCU__HIDDEN bool srcu__gp_close(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__gp_reopen(struct srcu_struct *sp);
 /* In a fork child: the domain's grace-period state back to idle. */
 SRCU__HIDDEN void srcu__gp_fork_child(struct srcu_struct *sp);
 

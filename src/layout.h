@@ -45,7 +45,9 @@ struct srcu__domain {
 	unsigned int gp_event;        /* futex: bumped at GP end or runner leave */
 	unsigned int gp_event_waiters;/* callers sleeping on gp_event (atomic) */
 	unsigned int gp_heavy;        /* the last check needed a membarrier */
-	unsigned int pad1;
+	/* Update-side callers inside (srcu__gp_enter()), and a bit that
+	 * cleanup_srcu_struct() holds while it decides (private domains). */
+	unsigned int users;
 	unsigned long stat_gp_ns_sum; /* over the GPs run (runner) */
 	unsigned long stat_gp_ns_max;
 	unsigned long stat_gps_timed;

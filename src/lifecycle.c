@@ -17,14 +17,15 @@ static void fork_prepare(void);
 static void fork_parent(void);
 static void fork_child(void);
 
-/* Before main(), before any reader can have counted through the fast
- * path (srcu__backend_fence_mode starts at 1: fences).  Global (hidden):
- * a program linked against libsrcu.a may call nothing in this file, and
- * the static library's users link with --undefined=srcu__lifecycle_startup
- * (CMake's srcu::srcu_static and pkg-config --static say so), or the
- * archive would leave the constructor out: no membarrier, no thread-exit
- * hook. */
-void srcu__lifecycle_startup(void) __attribute__((constructor)) SRCU__HIDDEN;
+/* Before main(), and before the program's own constructors (priority
+ * 101, the first a program may use: C++ static initializers and plain
+ * constructors run after it, also when libsrcu.a is linked in).  Code that
+ * runs earlier still (.preinit_array, an under-linked shared library's
+ * constructor, a constructor of priority 101 that the linker places
+ * first) may take sections: they run with fences, and the switch to
+ * membarrier is safe under them (doc/design.md, "Start-up").  libsrcu.a
+ * is one object, so this comes along whatever part of it a program uses. */
+void srcu__lifecycle_startup(void) __attribute__((constructor(101))) SRCU__HIDDEN;
 void srcu__lifecycle_startup(void)
 {
 	const char *dd = getenv("SRCU_DEADLOCK_DETECT");
@@ -62,11 +63,19 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 		return err;
 	if (!srcu__gp_trylock(sp))
 		return -EBUSY;            /* a grace period is running */
-	if (load_acquire(&srcu__dom(sp)->gp_event_waiters) ||
-	    !srcu__gp_readers_done(sp, 0) || !srcu__gp_readers_done(sp, 1))
-		err = -EBUSY;             /* updaters waiting, or readers inside */
-	else
-		srcu__domain_unbind(sp, id);
+	if (!srcu__gp_close(sp)) {
+		err = -EBUSY;             /* an update-side call is inside */
+	} else {
+		/* Closed: no update-side call is inside or can enter until
+		 * reopened.  One that came and went since the async cleanup
+		 * left callbacks or a polled request, and so an async again. */
+		if (load_acquire(srcu__domain_async(sp)) ||
+		    !srcu__gp_readers_done(sp, 0) || !srcu__gp_readers_done(sp, 1))
+			err = -EBUSY;     /* callbacks again, or readers inside */
+		else
+			srcu__domain_unbind(sp, id);
+		srcu__gp_reopen(sp);      /* callers waiting see the verdict */
+	}
 	srcu__gp_unlock(sp);   /* wakes a synchronize that arrived meanwhile */
 	if (!err)
 		srcu__hb_gp_end(id);   /* race detectors: the caller may free sp now */

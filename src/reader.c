@@ -38,6 +38,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,18 +61,51 @@ unsigned int srcu__reader_count;
  * constructor: a statically linked program may lack the constructor. */
 unsigned long srcu__reader_noted_map[SRCU__MAX_IDS * SRCU__NOTED_WORDS];
 
+/* The thread-exit hook's key: created by the constructor, or by the first
+ * record made before it ran (a section in an earlier constructor).
+ * exit_key_state: KEY_NONE, KEY_MAKING (one thread creates it), KEY_READY. */
 static pthread_key_t exit_key;
+static int exit_key_state;
+#define KEY_NONE   0
+#define KEY_MAKING 1
+#define KEY_READY  2
+/* Destructor rounds this thread's hook has run (reader_exit()), and
+ * whether it has ended the thread's sections for good. */
+static __thread unsigned int exit_rounds;
+static __thread bool exit_done;
 
 static void reader_exit(void *arg);
 static void wake_if_waited(unsigned int id, int idx);
 
+/* The exit key, made once by whichever thread comes first.  Made early
+ * (the constructor runs first of the program's), it is among the
+ * process's first keys, whose values glibc keeps in the thread descriptor
+ * and sets without allocating (my_record() may run in a handler).
+ * pthread_key_create() takes no lock in glibc; the caller's signals are
+ * blocked (my_record()) or no section can run yet (the constructor), so
+ * no handler of this thread spins on KEY_MAKING. */
+static pthread_key_t exit_key_get(void)
+{
+	int st = load_acquire(&exit_key_state);
+
+	if (st == KEY_READY)
+		return exit_key;
+	if (st == KEY_NONE &&
+	    __atomic_compare_exchange_n(&exit_key_state, &st, KEY_MAKING, false,
+					__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+		if (pthread_key_create(&exit_key, reader_exit) != 0)
+			srcu__report_fatal("pthread_key_create() failed: no thread-exit hook");
+		store_release(&exit_key_state, KEY_READY);   /* exit_key before the state */
+		return exit_key;
+	}
+	while (load_acquire(&exit_key_state) != KEY_READY)
+		srcu__cpu_relax();   /* another thread is making it */
+	return exit_key;
+}
+
 void srcu__reader_init(void)
 {
-	/* Created before main(), so among the process's first keys: glibc
-	 * keeps the first 32 keys' values in the thread descriptor and sets
-	 * them without allocating (my_record() may run in a handler). */
-	if (pthread_key_create(&exit_key, reader_exit) != 0)
-		srcu__report_fatal("pthread_key_create() failed: no thread-exit hook");
+	(void)exit_key_get();
 	srcu__vg_quiet(srcu__reader_noted_map, sizeof(srcu__reader_noted_map));
 	srcu__vg_quiet(srcu__gp_waits, sizeof(srcu__gp_waits));
 	srcu__vg_quiet(&srcu__reader_records, sizeof(srcu__reader_records));
@@ -150,6 +184,33 @@ static struct srcu__record *record_claim(int tid)
 	return NULL;
 }
 
+/* Let this thread's sections take the inline fast path, if the backend
+ * is membarrier: true then.  The backend may have changed from fences to
+ * membarrier since this thread's record was made (a section that ran
+ * before the library's constructor), so this runs at a thread's first
+ * section and again on the slow path.  Signal-safe: a handler that gets
+ * here too stores the same pointer. */
+static bool fast_path_on(struct srcu__record *r)
+{
+	/* Acquire pairs with the release in srcu__backend_init(): registered
+	 * for membarrier before any thread counts without fences. */
+	if (load_acquire(&srcu__backend_fence_mode))
+		return false;
+	if (!srcu__slots) {
+		/* T: pairs with the full fence before a grace period's check
+		 * reads the backend (S, D or the previous A, then its fence
+		 * A in srcu__fence_heavy()): a check that read "fence" and so
+		 * ran a local fence A cannot see this thread's fence-free
+		 * counts, but this thread read "membarrier" after it, so its
+		 * sections, all after this fence, see everything before that
+		 * check (read-to-write causality with full fences on both
+		 * sides; doc/design.md, "Start-up"). */
+		srcu__smp_mb();
+		srcu__slots = r->slots;   /* the inline fast path may run now */
+	}
+	return true;
+}
+
 /* The calling thread's record, claimed or created on first use.
  * Async-signal-safe.  Signals are blocked while it runs, so a handler's
  * section either finds self set or ran before this call began. */
@@ -187,10 +248,9 @@ static struct srcu__record *my_record(void)
 	 * thread's sections must see everything published before that check
 	 * began. */
 	srcu__smp_mb();
-	pthread_setspecific(exit_key, r);
+	pthread_setspecific(exit_key_get(), r);
 	self = r;
-	if (!load_relaxed(&srcu__backend_fence_mode))
-		srcu__slots = r->slots;   /* the inline fast path may run now */
+	(void)fast_path_on(r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return r;
 }
@@ -322,7 +382,7 @@ int srcu__read_lock_slow(struct srcu_struct *sp)
 	struct srcu__record *r = my_record();
 	int idx;
 
-	if (!load_relaxed(&srcu__backend_fence_mode))
+	if (fast_path_on(r))
 		return srcu_read_lock(sp);   /* the fast path now succeeds */
 	idx = srcu__cur_idx(sp);
 	SRCU__READ_LOCK_HOOK();
@@ -350,6 +410,8 @@ void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 		srcu__report_fatal("srcu_read_unlock() on domain %s by %s: index %d is not "
 			    "one that srcu_read_lock() returns (0 or 1)",
 			    srcu__report_name(sp, n, sizeof(n)), srcu__report_thread(t, sizeof(t)), idx);
+	if (!self && exit_done)
+		return;   /* a section the exit hook has already reported and ended */
 	s = self ? &self->slots[id] : NULL;
 	/* Unlocks first: a signal handler's section between the two loads
 	 * raises both counts, so the lock count read second is still the
@@ -599,20 +661,48 @@ static void record_release(struct srcu__record *r)
 	store_release(&r->tid, 0);
 }
 
-/* The thread-exit hook.  Signals are blocked from here to the thread's
- * end, not restored: a handler's section while the record is balanced and
- * released would count on a record that another thread may claim next,
- * and one after it would claim a record that no destructor releases any
- * more (the thread is past its last destructor round). */
+/* Does the calling thread, the owner of r, hold any section? */
+static bool record_open(struct srcu__record *r)
+{
+	unsigned int high = load_relaxed(&srcu__domain_id_high);
+
+	for (unsigned int id = SRCU__ID_FIRST; id < high; id++)
+		if (own_open(&r->slots[id]) != 0)
+			return true;
+	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++)
+		if (load_relaxed(&r->shm_slot[b]) &&
+		    own_open(&r->slots[srcu__shm_block_id(b)]) != 0)
+			return true;
+	return false;
+}
+
+/* The thread-exit hook, a pthread key destructor.  Another key's
+ * destructor may still end a section of this thread (a guard object kept
+ * in thread-specific data unlocks there, legally, in the same thread), and
+ * it may run after this one in the same round: while sections are open
+ * and rounds are left, the hook sets its value again, which asks for
+ * another round, and keeps the record live meanwhile.  In the last round
+ * it ends what is still open, with a report.
+ *
+ * Then signals are blocked to the thread's end, not restored: a handler's
+ * section while the record is balanced and released would count on a
+ * record that another thread may claim next, and one after it would claim
+ * a record that no destructor releases any more (the thread is past its
+ * last destructor round). */
 static void reader_exit(void *arg)
 {
 	struct srcu__record *r = arg;
 	sigset_t all;
 
+	if (++exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS && record_open(r)) {
+		pthread_setspecific(exit_key, r);
+		return;
+	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	self = NULL;
 	srcu__slots = NULL;
+	exit_done = true;
 	pthread_mutex_lock(&srcu__domain_registry_lock);
 	record_end_all(r, true);
 	record_release(r);

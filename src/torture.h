@@ -33,6 +33,8 @@ enum srcu__torture_point {
 	SRCU_TORTURE_POINT_MEMBARRIER,    /* backend.c: a membarrier is about
 					   * to run (arg: NULL) or has run, before
 					   * it returns (arg: non-NULL) */
+	SRCU_TORTURE_POINT_UPDATE_ENTERED,/* gp.c: an update-side call has
+					   * entered the domain (arg: it) */
 };
 
 #ifdef SRCU_TORTURE

@@ -112,6 +112,11 @@ C
 	${CC:-cc} -Wall -Wextra -Werror $(pkg-config --cflags srcu-urcu) "$PREFIX/compat.c" \
 		$(pkg-config --libs srcu-urcu) -o "$PREFIX/compat"
 	LD_LIBRARY_PATH=$LIBDIR "$PREFIX/compat"
+	# ... statically, the plain way (pkg-config --static gives the same).
+	${CC:-cc} -Wall -Wextra -Werror $(pkg-config --cflags srcu-urcu) "$PREFIX/compat.c" \
+		"$LIBDIR/libsrcu-urcu.a" "$LIBDIR/libsrcu.a" $(pkg-config --libs liburcu-cds) -lpthread \
+		-o "$PREFIX/compat_static"
+	"$PREFIX/compat_static"
 	# ... and with CMake: find_package(srcu) gives srcu::srcu_urcu.
 	mkdir "$PREFIX/cmake-compat"
 	cp "$PREFIX/compat.c" "$PREFIX/cmake-compat/compat.c"
@@ -121,15 +126,18 @@ project(compat LANGUAGES C)
 find_package(srcu 0.1 CONFIG REQUIRED)
 add_executable(compat compat.c)
 target_link_libraries(compat PRIVATE srcu::srcu_urcu)
+add_executable(compat_static compat.c)
+target_link_libraries(compat_static PRIVATE srcu::srcu_urcu_static)
 CM
 	cmake -S "$PREFIX/cmake-compat" -B "$PREFIX/cmake-compat/b" -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null
 	cmake --build "$PREFIX/cmake-compat/b" >/dev/null
 	LD_LIBRARY_PATH=$LIBDIR "$PREFIX/cmake-compat/b/compat"
+	"$PREFIX/cmake-compat/b/compat_static"
 	LIB=$(ls "$LIBDIR"/libsrcu-urcu.so.0.* | head -1)
 	unversioned=$(objdump -T "$LIB" | grep -E ' D[FO] ' | grep -v -e '\*UND\*' -e 'LIBSRCU_URCU_0\.1' || true)
 	if [ -n "$unversioned" ]; then
 		echo "install_check: libsrcu-urcu exports without a version:"; echo "$unversioned"; exit 1
 	fi
-	URCU_NOTE="; libsrcu-urcu with pkg-config srcu-urcu and srcu::srcu_urcu"
+	URCU_NOTE="; libsrcu-urcu shared and static, with pkg-config srcu-urcu and srcu::srcu_urcu(_static)"
 fi
 echo "install_check: PASS (installed; pkg-config and find_package(srcu), shared and static; symbols versioned; man pages${CPP_NOTE:-}${URCU_NOTE:-})"

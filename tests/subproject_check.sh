@@ -3,9 +3,10 @@
 # CMake project (add_subdirectory), with no C++ compiler to be found.
 # Bugs caught: a subproject that demands C++, or that builds libsrcu's
 # tests, tools and examples into its parent's build (and its ctest); a
-# static link that leaves the library's constructor out (the program
-# calls nothing in lifecycle.c): no thread-exit hook, so a thread that
-# exits inside a section holds every grace period forever.
+# static link that leaves the library's constructor out (an archive
+# member per file, the program calling nothing in lifecycle.c): no
+# thread-exit hook, so a thread that exits inside a section holds every
+# grace period forever.
 set -eu
 SRC=$1
 WORK=$(mktemp -d)

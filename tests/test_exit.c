@@ -16,6 +16,9 @@
  * similar loop; this test runs 5 s (13 lost wake-ups in a 30 s run before the fix, so it
  * catches the bug most of the time), srcu-torture runs longer.
  *
+ * Also: a section that a later pthread key destructor of the same thread
+ * ends (tsd_guard_unlocks()).
+ *
  * Usage: test_exit [seconds]
  */
 #include "check.h"
@@ -56,6 +59,62 @@ static void *exit_inside(void *arg)
 	return NULL;
 }
 
+/* ---- a section that a later key destructor ends ----
+ *
+ * Bug caught: a guard object kept in thread-specific data, whose
+ * destructor unlocks (same thread, legal), ran after libsrcu's exit hook
+ * in the same destructor round: the hook had already ended the section,
+ * and the unlock aborted the process ("without a matching
+ * srcu_read_lock()").  The hook now waits for later rounds while
+ * sections are open, and ends (and reports) only what is left. */
+static DEFINE_SRCU(guard_dom);
+static pthread_key_t guard_key;   /* made after libsrcu's: its destructor runs later */
+static int guard_unlocked;
+
+static void guard_unlock(void *arg)
+{
+	srcu_read_unlock(&guard_dom, (int)(uintptr_t)arg - 1);
+	flag_set(&guard_unlocked);
+}
+
+static void *guard_thread(void *arg)
+{
+	(void)arg;
+	pthread_setspecific(guard_key, (void *)(uintptr_t)(srcu_read_lock(&guard_dom) + 1));
+	return NULL;
+}
+
+/* In a child, stderr captured: the destructor's unlock neither aborts nor
+ * is reported as an exit inside a section, and a grace period ends. */
+static void tsd_guard_unlocks(void)
+{
+	int fds[2], st;
+	char out[4096];
+	ssize_t n, len = 0;
+	pid_t pid;
+
+	REQUIRE(pipe(fds) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		REQUIRE(pthread_key_create(&guard_key, guard_unlock) == 0);
+		join(spawn(guard_thread, NULL));
+		synchronize_srcu(&guard_dom);
+		_exit(flag_get(&guard_unlocked) ? 0 : 3);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], out + len, sizeof(out) - 1 - (size_t)len)) > 0)
+		len += n;
+	out[len] = 0;
+	close(fds[0]);
+	REQUIRE(waitpid(pid, &st, 0) == pid);
+	if (len)
+		fprintf(stderr, "guard child said: %s", out);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(!strstr(out, "exited inside"));
+}
+
 int main(int argc, char **argv)
 {
 	long long run_ns = (argc > 1 ? atoll(argv[1]) : 5) * 1000000000LL;
@@ -66,6 +125,7 @@ int main(int argc, char **argv)
 	pthread_t u;
 
 	watchdog((unsigned int)(run_ns / 1000000000LL) + 60);
+	tsd_guard_unlocks();
 	REQUIRE(init_srcu_struct_named(&dom, "exit-test") == 0);
 	srcu_set_stall_timeout(&dom, 1000);
 	srcu_set_stall_handler(on_stall, NULL);

@@ -1,0 +1,95 @@
+/*
+ * test_cleanup_race: cleanup_srcu_struct() against update-side calls in
+ * progress, white-box, with the test-only libsrcu_torture.a.
+ *
+ * Bug caught: cleanup counted only the callers that slept on the domain's
+ * event word, so it returned 0 while a synchronize_srcu() had entered
+ * and not yet slept (spinning for another runner's grace period, or
+ * about to take gp_lock); that call then ran a grace period on the
+ * cleaned-up (possibly freed or re-initialized) domain.  The race is
+ * nanoseconds wide: a hook stops each call just after it has entered the
+ * domain, and cleanup must then say -EBUSY; once the call has returned,
+ * cleanup succeeds.  Each update-side entry point is tried: synchronize,
+ * expedited, srcu_barrier, call_srcu, and the three polled calls.
+ */
+#include "check.h"
+#include "../src/internal.h"
+
+static struct srcu_struct dom;
+static int hold, held, release_it;
+
+static void at_point(enum srcu__torture_point p, void *arg)
+{
+	if (p != SRCU_TORTURE_POINT_UPDATE_ENTERED || arg != &dom)
+		return;
+	if (__atomic_exchange_n(&hold, 0, __ATOMIC_SEQ_CST)) {
+		flag_set(&held);
+		flag_wait(&release_it);
+	}
+}
+
+static void cb(struct srcu_head *h)
+{
+	(void)h;
+}
+
+static void *call(void *arg)
+{
+	static struct srcu_head head;
+	unsigned long cookie;
+
+	switch ((int)(uintptr_t)arg) {
+	case 0: synchronize_srcu(&dom); break;
+	case 1: synchronize_srcu_expedited(&dom); break;
+	case 2: srcu_barrier(&dom); break;
+	case 3: call_srcu(&dom, &head, cb); break;
+	case 4: (void)get_state_synchronize_srcu(&dom); break;
+	case 5: (void)start_poll_synchronize_srcu(&dom); break;
+	case 6: cookie = get_state_synchronize_srcu(&dom);
+		flag_set(&hold);   /* the poll is the call held */
+		(void)poll_state_synchronize_srcu(&dom, cookie);
+		break;
+	}
+	return NULL;
+}
+
+static const char *const names[] = {
+	"synchronize_srcu", "synchronize_srcu_expedited", "srcu_barrier", "call_srcu",
+	"get_state_synchronize_srcu", "start_poll_synchronize_srcu",
+	"poll_state_synchronize_srcu",
+};
+
+/* Cleanup while call `which` is held inside the domain. */
+static void cleanup_while_inside(int which)
+{
+	pthread_t t;
+	int err;
+
+	REQUIRE(init_srcu_struct_named(&dom, "cleanup-race") == 0);
+	held = release_it = 0;
+	if (which != 6)
+		flag_set(&hold);
+	t = spawn(call, (void *)(uintptr_t)which);
+	flag_wait(&held);
+	err = cleanup_srcu_struct(&dom);
+	if (err != -EBUSY)
+		fprintf(stderr, "cleanup_srcu_struct() during %s(): %d, not -EBUSY\n",
+			names[which], err);
+	CHECK_EQ(err, -EBUSY);
+	flag_set(&release_it);
+	join(t);
+	if (err == 0)
+		return;   /* the domain is gone; the call ran on it (the bug) */
+	srcu_barrier(&dom);            /* call_srcu's callback, start_poll's GP */
+	while (cleanup_srcu_struct(&dom) == -EBUSY)
+		sleep_ms(1);               /* a polled request the worker still serves */
+}
+
+int main(void)
+{
+	watchdog(60);
+	srcu__torture_point = at_point;
+	for (int which = 0; which < 7; which++)
+		cleanup_while_inside(which);
+	return check_report("test_cleanup_race");
+}
