@@ -681,8 +681,8 @@ static bool record_open(struct srcu__record *r)
  * in thread-specific data unlocks there, legally, in the same thread), and
  * it may run after this one in the same round: while sections are open
  * and rounds are left, the hook sets its value again, which asks for
- * another round, and keeps the record live meanwhile.  In the last round
- * it ends what is still open, with a report.
+ * another round, and keeps the record live meanwhile.  In its last round
+ * (the one before glibc's last) it ends what is still open, with a report.
  *
  * Then signals are blocked to the thread's end, not restored: a handler's
  * section while the record is balanced and released would count on a
@@ -694,7 +694,10 @@ static void reader_exit(void *arg)
 	struct srcu__record *r = arg;
 	sigset_t all;
 
-	if (++exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS && record_open(r)) {
+	/* The last round is not ours: the sanitizers' runtimes end the
+	 * thread in it (their keys come first), after which a mutex lock
+	 * crashes.  So the sections end by the round before. */
+	if (++exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS - 1 && record_open(r)) {
 		pthread_setspecific(exit_key, r);
 		return;
 	}
