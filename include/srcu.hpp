@@ -99,7 +99,7 @@ class domain {
 public:
 	/* Initialize a domain, named in libsrcu's messages if name is not
 	 * null (the string must outlive the domain).  Throws std::system_error
-	 * (ENOMEM: 16,382 domains live) on failure. */
+	 * (ENOMEM: 14,334 domains live) on failure. */
 	explicit domain(const char *name = nullptr) : state_(closed_)
 	{
 		int err = init(name);

@@ -122,7 +122,7 @@ static unsigned int dense_records(const struct srcu__scan *scan)
 }
 
 /* A check's verdict: the lock sum (read after A) equals the unlock sum
- * (read before), modulo 2^63 as every count (srcu.h). */
+ * (read before), modulo 2^63 as every count (srcu/impl.h). */
 static bool sums_match(unsigned long locks, unsigned long unlocks)
 {
 	return srcu__count_diff(locks, unlocks) == 0;

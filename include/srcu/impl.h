@@ -1,0 +1,407 @@
+/*
+ * srcu/impl.h: the private half of <srcu.h>, included by it.  Do not
+ * include it yourself, and do not touch what it defines: the layout of a
+ * domain and of a thread's counters, which the inline read side needs,
+ * and that read side itself.  The API, with what each call does and its
+ * errors, is in <srcu.h>; the ordering argument behind every barrier
+ * named here (A, B, C, W, ...) is in doc/design.md.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SRCU_IMPL_H
+#define SRCU_IMPL_H
+
+#ifndef SRCU_H
+#error "include <srcu.h>, not <srcu/impl.h>"
+#endif
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library is built with -fvisibility=hidden; these are its exports. */
+#define SRCU__API __attribute__((visibility("default")))
+
+/* ---------------------------------------------------------------------- */
+/* Private layout, needed by the inline fast paths.  Do not touch.        */
+
+#define SRCU__MAX_IDS     16384u                /* live domains + sentinels */
+/* Sentinel ids send the fast path to the slow path.  A zeroed srcu_struct
+ * is thus an unused static domain, never an alias of a live one. */
+#define SRCU__ID_UNSET    0u                    /* static, not yet used   */
+#define SRCU__ID_DEAD     1u                    /* after cleanup          */
+#define SRCU__ID_FIRST    2u                    /* first real id          */
+/* Process-shared domains (doc/shared.md) take ids from blocks reserved
+ * at the top, the same in every process: 8 blocks of 256 ids (one page
+ * of srcu__gp_waits[], two of a thread's counters), of which a shared
+ * domain uses the first. */
+#define SRCU__SHARED_BLOCK_IDS 256u
+#define SRCU__SHARED_BLOCKS    8u
+#define SRCU__SHARED_ID_FIRST  (SRCU__MAX_IDS - SRCU__SHARED_BLOCKS * SRCU__SHARED_BLOCK_IDS)
+
+/* One thread's counters for one domain.  Written only by the owning
+ * thread; read by grace-period scans.  Counts only ever increase: a
+ * domain index is idle when the sum of its unlock counts over all threads
+ * equals the sum of its lock counts (modern Tree SRCU's scheme).  A lock
+ * word's top bit (SRCU__LOCK_NOTED) says that the record is in the
+ * domain's reader set; counts are taken without it, modulo 2^63. */
+struct srcu__slot {
+	unsigned long lock[2];
+	unsigned long unlock[2];
+};
+#define SRCU__LOCK_NOTED (~0ul ^ (~0ul >> 1))
+/* Read-side addresses are counted in words: domain id's slot starts at
+ * word id * SRCU__SLOT_WORDS of a thread's table, lock[idx] is word +idx,
+ * unlock[idx] word +2+idx.  Words below SRCU__WORD_FIRST belong to the
+ * sentinel ids and send the fast path to the slow path.  The domain holds
+ * its words in 16 bits, so that even a garbage srcu_struct can only name a
+ * word inside the table (hence 16384 ids). */
+#define SRCU__SLOT_WORDS  4u
+#define SRCU__WORD_FIRST  (SRCU__ID_FIRST * SRCU__SLOT_WORDS)
+
+/* This thread's counters, indexed by domain id: a 512 KiB reservation of
+ * which only the pages of ids the thread uses get memory.  NULL until the
+ * thread's first read-side section, and always NULL with the fence
+ * backend (whose readers take the out-of-line path).  Initial-exec TLS:
+ * one %fs-relative load, also from programs linked against libsrcu.so. */
+SRCU__API extern __thread struct srcu__slot *srcu__slots
+	__attribute__((tls_model("initial-exec")));
+/* A grace period that sleeps waiting for readers of domain id announces
+ * it here, outside the domain: a reader checks it after its last count,
+ * when the domain may already have been cleaned up and freed.  Four words
+ * per id, laid out like the id's slot so that an unlock finds its flag at
+ * the word number of its own counter: [id*4 + idx] nonzero while a GP
+ * sleeps on that index, [id*4 + 2] the futex word each waking reader
+ * bumps. */
+#define SRCU__WAIT_SEQ    2u
+SRCU__API extern unsigned int srcu__gp_waits[SRCU__MAX_IDS * SRCU__SLOT_WORDS];
+
+/* ---------------------------------------------------------------------- */
+/* The domain.                                                            */
+
+/* The private area's size: three 64-byte lines (src/layout.h asserts
+ * that its layout fits). */
+#define SRCU__PRIVATE_SIZE 192u
+
+struct srcu_struct {
+	/* Read-side state: all the inline fast path reads.  Both words are 0
+	 * in a static domain not yet used. */
+	uint16_t slot_word;      /* id * SRCU__SLOT_WORDS: its slot in tables */
+	uint16_t lock_word;      /* slot_word + current index: the GP flips it */
+	unsigned int srcu__reserved;
+	const char *name;        /* used in every message; may be NULL */
+
+	unsigned char srcu__pad[64 - 16];
+
+	/* Everything else is private (src/layout.h): the update side, three
+	 * groups a cache line each, from the domain's second line.  Fixed
+	 * size, zero in a static domain, so that DEFINE_SRCU needs no
+	 * allocation and sizeof is an ABI fact (doc/abi.md).  The type keeps
+	 * malloc()'s alignment; the lines are the domain's own when it is
+	 * 64-byte aligned, as DEFINE_SRCU makes it. */
+	unsigned char srcu__private[SRCU__PRIVATE_SIZE] __attribute__((aligned(8)));
+};
+
+/* A static domain: id SRCU__ID_UNSET, named, the rest zero. */
+#define SRCU__INITIALIZER(domain) { 0, 0, 0, #domain, { 0 }, { 0 } }
+/* Static domains start a cache line: the update side's groups are then
+ * lines of their own. */
+#define SRCU__LINE __attribute__((aligned(64)))
+
+/* Slow paths of the inline functions below. */
+SRCU__API int  srcu__read_lock_slow(struct srcu_struct *sp);
+SRCU__API void srcu__read_lock_note(unsigned int word);
+SRCU__API void srcu__read_unlock_slow(struct srcu_struct *sp, int idx);
+SRCU__API void srcu__wake_gp(unsigned int id);
+
+
+/* ---------------------------------------------------------------------- */
+/* Inline read side.                                                      */
+
+/* Between loading the index and counting on it (the stale-reader
+ * window): nothing, except in the never-installed test build, which
+ * defines it first (src/torture_hook.h). */
+#ifndef SRCU__READ_LOCK_HOOK
+#define SRCU__READ_LOCK_HOOK() do { } while (0)
+#endif
+
+#define SRCU__UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ThreadSanitizer cannot see the grace period's ordering (membarrier, or
+ * the library's uninstrumented code), and would call a callback's free()
+ * and a reader's access a race.  In a program built with -fsanitize=thread
+ * each unlock therefore releases on its domain index's waiting flag, and
+ * the library (through a weak reference, so that a plain libsrcu.so works)
+ * acquires both of a domain's flags when a grace period has ended for a
+ * caller or a callback: happens-before from every section the GP waited
+ * for to what follows it.  Nothing is added to other builds. */
+#if defined(__SANITIZE_THREAD__)
+#define SRCU__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SRCU__TSAN 1
+#endif
+#endif
+#ifdef SRCU__TSAN
+void __tsan_release(void *addr);
+#define SRCU__TSAN_RELEASE(addr) __tsan_release((void *)(addr))
+#else
+#define SRCU__TSAN_RELEASE(addr) do { } while (0)
+#endif
+#define srcu__barrier() __asm__ __volatile__("" ::: "memory")
+
+/* Load one of a domain's 16-bit read-side words.  On x86-64 through asm,
+ * so that the compiler does not know the value is below 65536 (knowing it,
+ * gcc splits the unlock's address arithmetic: doc/performance.md, "Read
+ * side code generation").  A plain load either way: relaxed atomic. */
+#if defined(__x86_64__)
+static inline unsigned int srcu__load_word(const uint16_t *p)
+{
+	unsigned int w;
+
+	__asm__("movzwl %1, %0" : "=r"(w) : "m"(*p));
+	return w;
+}
+#else
+#define srcu__load_word(p) ((unsigned int)__atomic_load_n((p), __ATOMIC_RELAXED))
+#endif
+
+/* Tells the compiler what srcu_read_lock() returns, so that an unlock
+ * inlined after it drops its index check. */
+static inline int srcu__index(int idx)
+{
+	if ((unsigned int)idx > 1)
+		__builtin_unreachable();
+	return idx;
+}
+
+/* Owner-only increment of the counter n words past p, which scans read
+ * concurrently.  No lock prefix and no fence: only this thread writes it,
+ * and the store of an aligned word is single-copy atomic.  On x86-64 one
+ * instruction, as the kernel's this_cpu_inc(), addressed through one
+ * register (an indexed form, or a load and a store, is slower:
+ * doc/performance.md).  Elsewhere a relaxed atomic add (one LSE
+ * instruction or an LL/SC loop on arm64): a separate load and store would
+ * lose the counts of a signal handler's section that ran between them.
+ * One instruction is atomic against this thread's handlers too.  Orders
+ * nothing by itself: the callers' barriers do. */
+#if defined(__x86_64__)
+#define srcu__owner_inc(p, n) \
+	__asm__ __volatile__("addq $1, %c1(%0)" :: "r"(p), "i"(8 * (n)) : "memory")
+#else
+#define srcu__owner_inc(p, n) \
+	((void)__atomic_fetch_add((p) + (n), 1, __ATOMIC_RELAXED))
+#endif
+
+/* Count a lock in the word at p (owner-only, as srcu__owner_inc()) and
+ * say whether the word lacks SRCU__LOCK_NOTED: the thread's first lock of
+ * this domain index, which must put the thread in the domain's reader
+ * set.  On x86-64 the add's sign flag says it, one predicted branch. */
+#if defined(__x86_64__)
+static inline bool srcu__lock_count(unsigned long *p)
+{
+	__asm__ goto("addq $1, (%0)\n\tjns %l[unnoted]" : : "r"(p) : "memory", "cc" : unnoted);
+	return false;
+unnoted:
+	return true;
+}
+#else
+static inline bool srcu__lock_count(unsigned long *p)
+{
+	return (long)__atomic_add_fetch(p, 1, __ATOMIC_RELAXED) >= 0;
+}
+#endif
+
+/* The fast path's count of a lock in word w of this thread's counters t
+ * (slot word plus index), once the checks have passed.  Shared with
+ * srcu_urcu.h's index-less sections. */
+static inline void srcu__lock_word(unsigned long *t, unsigned int w)
+{
+	SRCU__READ_LOCK_HOOK();
+	if (SRCU__UNLIKELY(srcu__lock_count(t + w)))
+		srcu__read_lock_note(w);   /* once per thread, domain and index */
+	/* B: pairs with A (membarrier) in srcu__gp_readers_done(); keeps the
+	 * critical section's accesses after the count, as the compiler sees
+	 * it; membarrier turns this into a full fence when it matters. */
+	srcu__barrier();
+}
+
+/* The fast path's count of the unlock matching a lock of word w. */
+static inline void srcu__unlock_word(unsigned long *t, unsigned int w)
+{
+	SRCU__TSAN_RELEASE(&srcu__gp_waits[w]);
+	/* C: the critical section before the count (a release store on
+	 * x86, where only the compiler may reorder it); pairs with A
+	 * (membarrier) in srcu__gp_readers_done(). */
+#if defined(__x86_64__)
+	srcu__barrier();
+	srcu__owner_inc(t + w, 2);   /* unlock[idx] */
+#else
+	/* An RMW, not a load and a store: see srcu__owner_inc(). */
+	(void)__atomic_fetch_add(t + w + 2, 1, __ATOMIC_RELEASE);
+#endif
+	/* W: pairs with the membarrier after the GP sets its waiting flag in
+	 * sleep_until_done(): either its scan sees this count or we see
+	 * the flag. */
+	srcu__barrier();
+	/* The domain may be freed from here on: touch only srcu__gp_waits[]. */
+	if (SRCU__UNLIKELY(__atomic_load_n(&srcu__gp_waits[w], __ATOMIC_RELAXED)))
+		srcu__wake_gp(w / SRCU__SLOT_WORDS);
+}
+
+/*
+ * Enter a read-side critical section of sp.  Returns the index to pass to
+ * srcu_read_unlock() from the same thread.  May nest and overlap freely.
+ */
+static inline int srcu_read_lock(struct srcu_struct *sp)
+{
+	unsigned long *t = (unsigned long *)srcu__slots;
+	unsigned int w = srcu__load_word(&sp->lock_word);
+
+	/* Slow path: this thread's first section, a static domain's first
+	 * use, the fence backend, or misuse.  Two tests, not one "||", which
+	 * clang compiles to a setb and a second branch. */
+	if (SRCU__UNLIKELY(!t))
+		return srcu__index(srcu__read_lock_slow(sp));
+	if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
+		return srcu__index(srcu__read_lock_slow(sp));
+	srcu__lock_word(t, w);
+	return (int)(w & 1);
+}
+
+/*
+ * Leave the read-side critical section that srcu_read_lock() returned idx
+ * for.  Must run in the thread that locked (see srcu_up_read() otherwise).
+ */
+static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
+{
+	unsigned long *t = (unsigned long *)srcu__slots;
+	unsigned int w = srcu__load_word(&sp->slot_word);
+
+	if (SRCU__UNLIKELY(!t || w < SRCU__WORD_FIRST || (unsigned int)idx > 1)) {
+		srcu__read_unlock_slow(sp, idx);
+		return;
+	}
+	/* An unlock without its lock is caught by the next grace-period scan
+	 * (gp.c's checked_locks()) or at thread exit, off this path. */
+	srcu__unlock_word(t, w + (unsigned int)idx);
+}
+
+/* ---- Sections without an index ----
+ *
+ * For APIs whose lock returns nothing (srcu_urcu.h's liburcu flavours,
+ * srcu.hpp's rcu_domain): one word per thread and (domain, user) keeps
+ * what the outermost unlock needs.  Its upper half is the counter word
+ * the outermost lock counted in (slot word plus index; below 65,536, so
+ * 16 bits suffice where a long has 32), so that the unlock counts there
+ * without reading the domain again, or, for a section the slow path
+ * counted (a thread's first, the fence backend), its index, below
+ * SRCU__WORD_FIRST; the lower half is the nesting depth.  Halves, not a
+ * 16-bit top: on LP64 the depth test is then a 32-bit compare, cheaper
+ * than a 48-bit mask (doc/performance.md).
+ *
+ * A signal handler may run a whole (balanced) section between any two
+ * steps: the word is read once and written once, with the domain's count
+ * taken before the word says so and released after it stops saying so,
+ * so a handler finds either no section (and takes its own) or ours (and
+ * nests inside it), and leaves the word as it found it (doc/design.md,
+ * "Sections without an index").  SRCU__NEST_HOOK() runs between the
+ * steps: nothing, except in tests that raise signals there. */
+#ifndef SRCU__NEST_HOOK
+#define SRCU__NEST_HOOK() do { } while (0)
+#endif
+#define SRCU__NEST_SHIFT (4 * sizeof(unsigned long))
+#define SRCU__NEST_DEPTH ((1ul << SRCU__NEST_SHIFT) - 1)
+
+static inline void srcu__nest_lock(struct srcu_struct *sp, unsigned long *state)
+{
+	unsigned long s = __atomic_load_n(state, __ATOMIC_RELAXED);
+
+	SRCU__NEST_HOOK();
+	/* Outermost is the common case: laid out straight. */
+	if (__builtin_expect(s == 0, 1)) {
+		unsigned long *t = (unsigned long *)srcu__slots;
+		unsigned int w = srcu__load_word(&sp->lock_word);
+
+		/* srcu_read_lock()'s two tests, for its slow path. */
+		if (SRCU__UNLIKELY(!t))
+			w = (unsigned int)srcu__index(srcu__read_lock_slow(sp));
+		else if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
+			w = (unsigned int)srcu__index(srcu__read_lock_slow(sp));
+		else
+			srcu__lock_word(t, w);
+		SRCU__NEST_HOOK();
+		/* The section is ours before the word says so: orders the
+		 * count before the store against this thread's own signal
+		 * handlers (compiler only; pairs with none: B above orders the
+		 * section for the grace period). */
+		srcu__barrier();
+		__atomic_store_n(state, ((unsigned long)w << SRCU__NEST_SHIFT) | 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_store_n(state, s + 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* False, with nothing done, when the word holds no section: an unlock
+ * without its lock, which the caller reports. */
+static inline bool srcu__nest_unlock(struct srcu_struct *sp, unsigned long *state)
+{
+	unsigned long s = __atomic_load_n(state, __ATOMIC_RELAXED);
+
+	SRCU__NEST_HOOK();
+	if (__builtin_expect((s & SRCU__NEST_DEPTH) == 1, 1)) {
+		unsigned long *t = (unsigned long *)srcu__slots;
+		unsigned int w = (unsigned int)(s >> SRCU__NEST_SHIFT);
+
+		/* The word stops saying so before the section ends: the same
+		 * compiler-only ordering against this thread's handlers (C
+		 * and W in srcu__unlock_word() order it for grace periods). */
+		__atomic_store_n(state, 0, __ATOMIC_RELAXED);
+		srcu__barrier();
+		SRCU__NEST_HOOK();
+		/* No counters any more (a fork child fell back to fences):
+		 * srcu_read_unlock()'s slow path, as for any section. */
+		if (__builtin_expect(w >= SRCU__WORD_FIRST && t != 0, 1))
+			srcu__unlock_word(t, w);
+		else
+			srcu_read_unlock(sp, srcu__index((int)(w & 1)));
+		return true;
+	}
+	if (SRCU__UNLIKELY(s == 0))
+		return false;
+	__atomic_store_n(state, s - 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* Helgrind does not see C11 release/acquire: a program built with
+ * -DSRCU_HELGRIND tells it that publishing a pointer happens before a
+ * reader's use of it (the library annotates its grace periods itself).
+ * Needs Valgrind's headers; no cost outside Valgrind worth measuring. */
+#ifdef SRCU_HELGRIND
+#include <valgrind/helgrind.h>
+#define SRCU__HG_PUBLISH(pp) do { \
+	ANNOTATE_BENIGN_RACE_SIZED((pp), sizeof(*(pp)), "SRCU-protected pointer"); \
+	ANNOTATE_HAPPENS_BEFORE(pp); } while (0)
+#define SRCU__HG_CONSUME(pp) ANNOTATE_HAPPENS_AFTER(pp)
+#else
+#define SRCU__HG_PUBLISH(pp) do { } while (0)
+#define SRCU__HG_CONSUME(pp) do { } while (0)
+#endif
+
+/* srcu_dereference() and srcu_assign_pointer() (<srcu.h>). */
+#define SRCU__DEREFERENCE(p, ...) \
+	__extension__({ (void)(__VA_ARGS__); \
+			__typeof__(p) srcu__p_ = __atomic_load_n(&(p), __ATOMIC_ACQUIRE); \
+			SRCU__HG_CONSUME(&(p)); srcu__p_; })
+#define SRCU__ASSIGN_POINTER(p, ...) \
+	__extension__({ __typeof__(p) srcu__v_ = (__VA_ARGS__); \
+			SRCU__HG_PUBLISH(&(p)); \
+			__atomic_store_n(&(p), srcu__v_, __ATOMIC_RELEASE); srcu__v_; })
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SRCU_IMPL_H */
