@@ -349,6 +349,7 @@ void call_srcu(struct srcu_struct *sp, struct srcu_head *head,
 		srcu__report_fatal("call_srcu() called with a NULL %s",
 			    !sp ? "domain" : !head ? "srcu_head" : "callback");
 	(void)srcu__domain_id(sp, "call_srcu");
+	srcu__gp_check_forked(sp, "call_srcu()");   /* its worker is the parent's */
 	head->func = func;
 	head->next = NULL;
 	a = async_get(sp);
@@ -408,6 +409,7 @@ void srcu_barrier(struct srcu_struct *sp)
 	if (!sp)
 		srcu__report_fatal("srcu_barrier() called with a NULL domain");
 	(void)srcu__domain_id(sp, "srcu_barrier");
+	srcu__gp_check_forked(sp, "srcu_barrier()");
 	a = async_of(sp);
 	if (!a)
 		return;   /* call_srcu() was never called on sp */
@@ -461,6 +463,8 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 {
 	struct srcu__async *a = async_of(sp);
 
+	/* Its worker, and whoever holds its lock, may be the parent's. */
+	srcu__gp_check_forked(sp, "cleanup_srcu_struct()");
 	if (!a)
 		return 0;
 	pthread_mutex_lock(&a->lock);

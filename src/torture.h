@@ -33,6 +33,16 @@ enum srcu__torture_point {
 	SRCU_TORTURE_POINT_MEMBARRIER,    /* backend.c: a membarrier is about
 					   * to run (arg: NULL) or has run, before
 					   * it returns (arg: non-NULL) */
+	SRCU_TORTURE_POINT_FORK_CHILD,    /* reader.c: a fork child's handler,
+					   * before it touches any record; arg: NULL */
+	SRCU_TORTURE_POINT_CLAIM_FREE,    /* shm.c: claim_free() has taken a free
+					   * slot (owner CAS), no more; arg: &slot */
+	SRCU_TORTURE_POINT_CLAIM_DEAD,    /* shm.c: claim_dead() has marked a dead
+					   * owner's slot claiming; arg: &slot */
+	SRCU_TORTURE_POINT_DEAD_REPORT,   /* gp.c: a dead process's recovery is
+					   * about to be reported (in the same
+					   * thread, next); arg: its uint64_t owner
+					   * word (pid and start time) */
 };
 
 #ifdef SRCU_TORTURE
