@@ -474,6 +474,8 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 {
 	struct srcu__async *a = async_of(sp);
 
+	/* Its worker, and whoever holds its lock, may be the parent's. */
+	srcu__gp_check_forked(sp, "cleanup_srcu_struct()");
 	if (!a)
 		return 0;
 	pthread_mutex_lock(&a->lock);

@@ -25,11 +25,48 @@
 #include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 int srcu__backend_fence_mode = 1;   /* see internal.h */
+
+/* A word on a page the kernel wipes in every child of this process
+ * (MADV_WIPEONFORK, Linux 4.14): 1 from the constructor on, and set again
+ * by the fork handler, so that it reads 0 in a child made without the
+ * handlers (_Fork(), clone() without CLONE_VM, syscall(SYS_fork)), at no
+ * cost.  NULL: not known (before the constructor, or an older kernel).
+ * inherited_bad: the prepare handler ran in such a child, whose own
+ * children are copies of a copy (the handlers do not mend them). */
+static unsigned int *with_handlers;
+static bool inherited_bad;
+
+static void with_handlers_init(void)
+{
+	void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return;
+	if (madvise(m, 4096, MADV_WIPEONFORK) != 0) {
+		munmap(m, 4096);
+		return;
+	}
+	*(unsigned int *)m = 1;
+	store_relaxed(&with_handlers, (unsigned int *)m);
+}
+
+bool srcu__backend_unforked_child(void)
+{
+	unsigned int *w = load_relaxed(&with_handlers);
+
+	return w && !load_relaxed(w);
+}
+
+void srcu__backend_fork_prepare(void)
+{
+	inherited_bad = srcu__backend_unforked_child();
+}
 
 static int membarrier(int cmd)
 {
@@ -57,6 +94,7 @@ static bool fences_requested(void)
 void srcu__backend_init(void)
 {
 	srcu__vg_quiet(&srcu__backend_fence_mode, sizeof(srcu__backend_fence_mode));
+	with_handlers_init();
 	/* Under Helgrind, fences: it sees neither membarrier nor the inline
 	 * fast path, and the out-of-line one is annotated (vg.h). */
 	/* Release: registered before any thread reads "membarrier" (acquire
@@ -71,6 +109,8 @@ void srcu__backend_init(void)
  * membarrier; it has one thread, so a fallback to fences is safe here. */
 void srcu__backend_fork_child(void)
 {
+	if (with_handlers && !inherited_bad)
+		store_relaxed(with_handlers, 1u);   /* the kernel wiped it */
 	if (!load_relaxed(&srcu__backend_fence_mode) && !membarrier_register())
 		store_relaxed(&srcu__backend_fence_mode, 1);
 }

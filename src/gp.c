@@ -168,7 +168,7 @@ static unsigned long shared_locks(struct srcu_struct *sp, int idx, unsigned int 
 		char t[64];
 
 		snprintf(t, sizeof(t), "a thread of process %d (reader slot %u)",
-			 (int)(uint32_t)owner, bad - 1);
+			 srcu__shm_owner_pid(owner), bad - 1);
 		srcu__report_extra_unlock(sp, t, idx, hint);
 	}
 	return sum;
@@ -401,8 +401,10 @@ static void recover_dead(struct srcu_struct *sp)
 	struct srcu__shm_dead dead[16];
 	unsigned int n = srcu__shm_recover(srcu__shm_block(srcu__id_of(sp)), dead, 16);
 
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
+		SRCU__TORTURE_POINT(DEAD_REPORT, &dead[i].owner);
 		srcu__stall_report_dead(sp, dead[i].pid, dead[i].sections);
+	}
 }
 
 /* The next wait of a doubling backoff, up to DEAD_CHECK_MAX_NS. */
@@ -554,8 +556,20 @@ static unsigned long lock_token(struct srcu_struct *sp)
 	return me;
 }
 
+void srcu__gp_check_forked(struct srcu_struct *sp, const char *who)
+{
+	char n[SRCU__NAME_LEN];
+
+	if (SRCU__UNLIKELY(srcu__backend_unforked_child()))
+		srcu__report_fatal(SRCU__UNFORKED_FMT, (int)getpid(), who,
+				   srcu__report_name(sp, n, sizeof(n)));
+}
+
 bool srcu__gp_trylock(struct srcu_struct *sp)
 {
+	/* A gp_lock taken by a thread that the child does not have would
+	 * be waited for forever; a shared one is taken in the parent's name. */
+	srcu__gp_check_forked(sp, "a grace period (or cleanup_srcu_struct())");
 	return srcu__backend_trylock(&srcu__dom(sp)->gp_lock, lock_token(sp));
 }
 
@@ -698,6 +712,9 @@ void srcu__gp_enter(struct srcu_struct *sp, const char *who)
 
 	if (!sp)
 		srcu__report_fatal("%s() called with a NULL domain", who);
+	/* A child made without fork()'s handlers: before anything that may
+	 * take a lock a vanished thread of its parent held. */
+	srcu__gp_check_forked(sp, who);
 	(void)srcu__domain_id(sp, who);
 	if (shared(sp))
 		return;
@@ -816,6 +833,7 @@ static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__d
 
 void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s)
 {
+	srcu__gp_check_forked(sp, "a call_srcu() or polled grace period");
 	wait_for_seq(sp, s, NULL);
 }
 

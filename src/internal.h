@@ -169,7 +169,19 @@ SRCU__HIDDEN void srcu__backend_membarrier_global(void);
 /* Register this process for it: 0, or -ENOSYS where the kernel lacks it. */
 SRCU__HIDDEN int srcu__backend_register_global(void);
 SRCU__HIDDEN void srcu__backend_init(void);
+SRCU__HIDDEN void srcu__backend_fork_prepare(void);
 SRCU__HIDDEN void srcu__backend_fork_child(void);
+/* Is this process a child made without the fork handlers (_Fork(),
+ * clone() without CLONE_VM, syscall(SYS_fork)), or a descendant of one?
+ * It is a copy of its parent, not a process the library knows: see
+ * doc/design.md, "Fork variants".  One load; false where unknown. */
+SRCU__HIDDEN bool srcu__backend_unforked_child(void);
+/* The message for what such a child may not do (who: the call, on
+ * domain name). */
+#define SRCU__UNFORKED_FMT "process %d was made without fork()'s handlers (_Fork(), clone() " \
+	"or syscall(SYS_fork)) by a process that uses libsrcu: %s on domain %s needs them " \
+	"(the child has its parent's locks, identity and membarrier registration, not its " \
+	"own); use fork(), or only exec() or read private domains in such a child"
 
 /* ---- futex helpers (backend.c) ----
  * pshared: the word is in memory other processes share (a shared
@@ -311,10 +323,18 @@ _Static_assert(sizeof(struct srcu__shm_header) <= SRCU__SHM_DOMAIN_OFFSET,
 #define SRCU__SHM_FREE     0u
 #define SRCU__SHM_RESERVED 1u
 #define SRCU__SHM_MAPPED   2u
-/* Owner words no process has (a pid is below 2^22): a dead owner's slot
- * being recovered, and one being taken over by a live process. */
+/* An owner word no process has (a pid is below 2^22): a dead owner's
+ * slot being recovered (by the GP lock's holder). */
 #define SRCU__SHM_RECOVERING (~0ull)
-#define SRCU__SHM_CLAIMING   (~0ull - 1)
+/* In an owner word's pid half: a dead owner's slot being taken over by
+ * the process the rest of the word names.  Not a bare marker: a claimer
+ * killed there leaves a slot whose owner is found dead (and recovered),
+ * not one that no one may ever take again. */
+#define SRCU__SHM_CLAIMING_BIT (1ull << 31)
+static inline int srcu__shm_owner_pid(uint64_t owner)
+{
+	return (int)((uint32_t)owner & ~(uint32_t)SRCU__SHM_CLAIMING_BIT);
+}
 /* A reserving process's slot until its reservation is whole: not yet
  * for its threads' first sections. */
 #define SRCU__SHM_PENDING  3u
@@ -396,6 +416,7 @@ SRCU__HIDDEN bool srcu__shm_owner_dead(uint64_t owner);
  * lock); what each dead process held, up to max, in dead: their count. */
 struct srcu__shm_dead {
 	int pid;
+	uint64_t owner;               /* pid and start time: one incarnation */
 	unsigned long sections;
 };
 SRCU__HIDDEN unsigned int srcu__shm_recover(unsigned int b, struct srcu__shm_dead *dead,
@@ -479,7 +500,14 @@ SRCU__HIDDEN bool srcu__reader_self_inside(struct srcu_struct *sp);
 SRCU__HIDDEN bool srcu__reader_shared_idle(unsigned int b);
 SRCU__HIDDEN void srcu__reader_unmap_shared(unsigned int b);
 SRCU__HIDDEN void srcu__reader_init(void);
+/* fork(): the prepare handler blocks the forking thread's signals and
+ * takes its open sections of each shared domain (only it writes its
+ * slots); the child gets those on a private page (the slot pages are
+ * MADV_DONTFORK); fork_end restores the signal mask, in the parent and
+ * last in the child. */
+SRCU__HIDDEN void srcu__reader_fork_prepare(void);
 SRCU__HIDDEN void srcu__reader_fork_child(void);
+SRCU__HIDDEN void srcu__reader_fork_end(void);
 SRCU__HIDDEN struct srcu__record *srcu__reader_self_record(void);
 /* Does r's thread hold a section of domain id (read from another thread)? */
 SRCU__HIDDEN bool srcu__reader_record_holds(struct srcu__record *r, unsigned int id);
@@ -544,6 +572,9 @@ SRCU__HIDDEN bool srcu__gp_close(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__gp_reopen(struct srcu_struct *sp);
 /* In a fork child: the domain's grace-period state back to idle. */
 SRCU__HIDDEN void srcu__gp_fork_child(struct srcu_struct *sp);
+/* Abort, naming sp and who, in a child made without the fork handlers:
+ * the update side's locks and identity there are its parent's. */
+SRCU__HIDDEN void srcu__gp_check_forked(struct srcu_struct *sp, const char *who);
 
 
 /* ---- async.c ---- */

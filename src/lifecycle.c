@@ -103,12 +103,14 @@ static void fork_prepare(void)
 		srcu__async_fork_prepare(srcu__domain_table[id]);
 	FOR_SHARED_DOMAINS(id)
 		srcu__async_fork_prepare(srcu__domain_table[id]);
+	srcu__reader_fork_prepare();   /* last: blocks this thread's signals */
 }
 
 static void fork_parent(void)
 {
 	unsigned int id;
 
+	srcu__reader_fork_end();
 	FOR_LIVE_DOMAINS(id)
 		srcu__async_fork_parent(srcu__domain_table[id]);
 	FOR_SHARED_DOMAINS(id)
@@ -130,6 +132,7 @@ static void fork_child(void)
 		srcu__async_fork_child(srcu__domain_table[id]);
 	srcu__reader_fork_child();
 	srcu__shared_fork_child();
+	srcu__reader_fork_end();   /* a handler's section may run now */
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
 }
 

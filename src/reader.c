@@ -292,6 +292,17 @@ static SRCU__NORETURN void report_no_slot(unsigned int id)
 		    (int)getpid());
 }
 
+/* A thread's first section of shared domain id in a child made without
+ * the fork handlers: it would take a slot in its parent's name. */
+static SRCU__NORETURN void report_unforked(unsigned int id)
+{
+	struct srcu_struct *sp = load_relaxed(&srcu__domain_table[id]);
+	char n[SRCU__NAME_LEN];
+
+	srcu__report_fatal(SRCU__UNFORKED_FMT, (int)getpid(), "srcu_read_lock()",
+			   sp ? srcu__report_name(sp, n, sizeof(n)) : "(shared)");
+}
+
 /* The calling thread's first section of shared block b: map a slot of the
  * file over its private page, and move there what the fast path counted
  * on that page (the lock that got us here, and the sections of any
@@ -304,6 +315,8 @@ static void shared_map(struct srcu__record *r, unsigned int id, unsigned int b)
 
 	if (!srcu__shm_att[b].hdr)
 		report_no_slot(id);
+	if (srcu__backend_unforked_child())
+		report_unforked(id);
 	/* Marked before the slot is taken and mapped: a fork() by another
 	 * thread meanwhile finds the mark, and the child gives the page back
 	 * to private memory (srcu__reader_fork_child()). */
@@ -713,8 +726,9 @@ static void reader_exit(void *arg)
 }
 
 /* Record r's page of shared block b back to private, zeroed memory; keep
- * gives the counts to copy there (a fork child's own sections, whose
- * unlocks are to come), or NULL. */
+ * gives the counts to copy there (a fork child's own open sections, whose
+ * unlocks are to come, taken before the fork: the page itself may be
+ * absent, or the parent's to count in), or NULL. */
 static void unmap_shared(struct srcu__record *r, unsigned int b, const struct srcu__slot *keep)
 {
 	struct srcu__slot copy;
@@ -722,8 +736,6 @@ static void unmap_shared(struct srcu__record *r, unsigned int b, const struct sr
 
 	if (keep) {
 		copy = *keep;
-		for (int idx = 0; idx < 2; idx++)
-			copy.lock[idx] = srcu__count(copy.lock[idx]);
 		if (slot_open(&copy) > 0) {
 			struct srcu_struct *sp = srcu__domain_table[srcu__shm_block_id(b)];
 			char n[SRCU__NAME_LEN];
@@ -761,20 +773,79 @@ void srcu__reader_unmap_shared(unsigned int b)
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
 }
 
+/* ---- fork ---- */
+
+/* What the forking thread held open in each shared block at the fork,
+ * as counts (locks: the open sections, unlocks 0), and its signal mask.
+ * Written by the prepare handler under the registry lock, which is held
+ * until each side's handler is done. */
+static struct srcu__slot fork_open[SRCU__SHARED_BLOCKS];
+static sigset_t fork_mask;
+
+/* The open sections of the calling thread's slot s, per index.  Its
+ * signals are blocked: no handler's section moves the counts meanwhile,
+ * and nobody else writes them. */
+static void own_open_counts(const struct srcu__slot *s, struct srcu__slot *open)
+{
+	for (int idx = 0; idx < 2; idx++) {
+		open->lock[idx] = srcu__count_diff(srcu__count(load_relaxed(&s->lock[idx])),
+						   load_relaxed(&s->unlock[idx]));
+		open->unlock[idx] = 0;
+	}
+}
+
+/*
+ * The prepare handler (registry lock held).  The child must not read the
+ * forking thread's slot pages: they are MAP_SHARED with the parent, which
+ * goes on counting in them the moment fork() returns (and they are
+ * MADV_DONTFORK: the child has no page there).  Only this thread writes
+ * its slots, so its open sections are taken here; with its signals
+ * blocked until its handler is done, no handler's section can begin
+ * between this and the fork, or in the child before its slot pages are
+ * private again (one that began earlier has ended: its counts balance).
+ */
+void srcu__reader_fork_prepare(void)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &fork_mask);
+	srcu__backend_fork_prepare();
+	memset(fork_open, 0, sizeof(fork_open));
+	/* A child made without the handlers has no slot pages to read. */
+	if (!self || srcu__backend_unforked_child())
+		return;
+	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++) {
+		unsigned int m = load_relaxed(&self->shm_slot[b]);
+
+		/* Never SRCU__SHM_MAPPING here: shared_map() runs with
+		 * this thread's signals blocked, so no fork interrupts it. */
+		if (m && m != SRCU__SHM_MAPPING)
+			own_open_counts(&self->slots[srcu__shm_block_id(b)], &fork_open[b]);
+	}
+}
+
+void srcu__reader_fork_end(void)
+{
+	pthread_sigmask(SIG_SETMASK, &fork_mask, NULL);
+}
+
 /* In the child of fork(): the other threads are gone.  Their open sections
  * end with them (silently: they are still running in the parent).  Caller
- * holds srcu__domain_registry_lock.  First of all, every shared slot goes
- * back to private memory: those slots are the parent's, which goes on
- * counting in them (the child takes its own at its next section). */
+ * holds srcu__domain_registry_lock.  First of all, every shared slot page
+ * goes back to private memory, read by no one: those slots are the
+ * parent's (the child takes its own at its next section), and the pages
+ * are not there (MADV_DONTFORK).  The forking thread's page gets what it
+ * held open at the fork, taken by the prepare handler. */
 void srcu__reader_fork_child(void)
 {
 	struct srcu__record *r;
 
+	SRCU__TORTURE_POINT(FORK_CHILD, NULL);
 	for (r = srcu__reader_records; r; r = r->next)
 		for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++)
 			if (r->shm_slot[b])
-				unmap_shared(r, b, r == self ?
-					     &r->slots[srcu__shm_block_id(b)] : NULL);
+				unmap_shared(r, b, r == self ? &fork_open[b] : NULL);
 	for (r = srcu__reader_records; r; r = r->next) {
 		if (r == self)
 			continue;

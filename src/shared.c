@@ -192,6 +192,9 @@ static bool same_file(int a, int b)
 /* What this process needs to take part at all. */
 static int check_environment(void)
 {
+	if (srcu__backend_unforked_child())
+		srcu__report_fatal(SRCU__UNFORKED_FMT, (int)getpid(), "attaching (or creating)",
+				   "(a shared domain's file)");
 	/* 4 KiB pages, and srcu__gp_waits[] page-aligned: an executable
 	 * linked against libsrcu 0.1 without -fPIE may hold a copy of the
 	 * array at its old alignment. */
@@ -337,6 +340,7 @@ int srcu_shared_reserve(struct srcu_struct *sp, unsigned int threads)
 
 	if (b < 0)
 		return -EINVAL;
+	srcu__gp_check_forked(sp, "srcu_shared_reserve()");
 	pthread_mutex_lock(&attach_lock);
 	have = srcu__shm_count_mine((unsigned int)b);
 	if (threads > have)
@@ -361,6 +365,7 @@ int srcu_shared_detach(struct srcu_struct *sp)
 
 	if (b < 0)
 		return -EINVAL;
+	srcu__gp_check_forked(sp, "srcu_shared_detach()");
 	err = srcu__async_cleanup(sp);   /* callbacks pending: -EBUSY */
 	if (err)
 		return err;

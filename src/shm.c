@@ -152,6 +152,12 @@ uint64_t srcu__shm_self(void)
 	uint64_t o = load_relaxed(&self_owner);
 	unsigned long long start = 0;
 
+	/* A child made without the fork handlers kept its parent's: every
+	 * caller names the domain first (srcu__gp_check_forked(), shared.c,
+	 * reader.c); this is the backstop. */
+	if (SRCU__UNLIKELY(srcu__backend_unforked_child()))
+		srcu__report_fatal(SRCU__UNFORKED_FMT, (int)getpid(), "a shared domain's identity",
+				   "(shared)");
 	if (o)
 		return o;
 	if (!proc_start_time(0, &start) || !namespaces_match())
@@ -194,12 +200,15 @@ static uint64_t self_or_die(void)
  */
 static bool owner_dead(uint64_t owner)
 {
-	int pid = (int)(uint32_t)owner, pidfd;
 	unsigned long long start;
 	bool dead = false;
+	int pid, pidfd;
 
-	if (owner == srcu__shm_self() || owner == SRCU__SHM_RECOVERING ||
-	    owner == SRCU__SHM_CLAIMING || pid <= 0)
+	if (owner == SRCU__SHM_RECOVERING)
+		return false;
+	owner &= ~SRCU__SHM_CLAIMING_BIT;   /* a claimer: whether it lives */
+	pid = srcu__shm_owner_pid(owner);
+	if (owner == srcu__shm_self() || pid <= 0)
 		return false;
 	if (SRCU__BUSTED(DISCARDLIVE))   /* the broken recovery of model/srcu.pml */
 		return true;
@@ -298,13 +307,19 @@ static int claim_free(unsigned int b, unsigned int st)
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
 		uint64_t free_owner = 0;
 
-		if (load_relaxed(&o->owner) == 0 &&
-		    __atomic_compare_exchange_n(&o->owner, &free_owner, me, false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		if (load_relaxed(&o->owner) != 0)
+			continue;
+		/* slots_high first: a process killed right after its CAS
+		 * below leaves a slot that recovery's walk reaches (raised
+		 * after, it was hidden until another claim raised it).  Both
+		 * seq-cst: the raise is not ordered after the CAS. */
+		slots_high_raise(a->hdr, i);
+		if (__atomic_compare_exchange_n(&o->owner, &free_owner, me, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
 			/* The acquire pairs with the release that freed it:
 			 * the balanced counts this owner goes on from. */
+			SRCU__TORTURE_POINT(CLAIM_FREE, &i);
 			store_relaxed(&o->state, st);
-			slots_high_raise(a->hdr, i);
 			return (int)i;
 		}
 	}
@@ -324,15 +339,18 @@ static int claim_dead(unsigned int b, unsigned int st)
 		struct srcu__slot *s = srcu__shm_counters(b, i);
 		uint64_t owner = load_acquire(&o->owner);
 
-		if (!owner || !owner_dead(owner))   /* free, marked, ours, or alive */
+		if (!owner || !owner_dead(owner))   /* free, ours, alive, being recovered */
 			continue;
 		if (srcu__count_diff(srcu__count(load_acquire(&s->lock[0])), load_acquire(&s->unlock[0])) ||
 		    srcu__count_diff(srcu__count(load_acquire(&s->lock[1])), load_acquire(&s->unlock[1])))
 			continue;   /* open sections: the recovery's, under the GP lock */
 		/* Through a marker: until the state is ours, no thread of
-		 * ours may take the slot for the dead owner's RESERVED. */
-		if (__atomic_compare_exchange_n(&o->owner, &owner, SRCU__SHM_CLAIMING, false,
+		 * ours may take the slot for the dead owner's RESERVED.  The
+		 * marker names us: killed before the owner store, we leave
+		 * a dead claimer's slot, which recovery or a claim takes. */
+		if (__atomic_compare_exchange_n(&o->owner, &owner, me | SRCU__SHM_CLAIMING_BIT, false,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			SRCU__TORTURE_POINT(CLAIM_DEAD, &i);
 			store_relaxed(&o->state, st);
 			store_release(&o->owner, me);
 			return (int)i;
@@ -376,17 +394,42 @@ static int claim_for_thread(unsigned int b)
 	return srcu__shm_reserve(b, SRCU__SHM_MAPPED);
 }
 
-int srcu__shm_map_slot(unsigned int b, void *page)
+/*
+ * Slot i's page of the file, mapped MADV_DONTFORK at page: no child gets
+ * it.  A fork() child's handler maps private memory there (reader.c); a
+ * child made without the handlers (_Fork(), clone(), syscall(SYS_fork))
+ * faults (SIGSEGV) at its first count on it instead of counting in its
+ * parent's slot, under its parent's name, where recovery would end its
+ * sections once the parent died.  Mapped elsewhere first and moved into
+ * place once marked, so that no moment exists at which a fork copies it.
+ */
+static void *map_slot_page(unsigned int b, unsigned int i, void *page)
 {
 	struct srcu__shm_att *a = &srcu__shm_att[b];
+	void *m = mmap(NULL, SRCU__SHM_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd,
+		       (off_t)(SRCU__SHM_FIRST_SLOT_PAGE + i) * SRCU__SHM_PAGE);
+
+	if (m == MAP_FAILED)
+		return m;
+	if (madvise(m, SRCU__SHM_PAGE, MADV_DONTFORK) != 0 ||
+	    mremap(m, SRCU__SHM_PAGE, SRCU__SHM_PAGE, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   page) == MAP_FAILED) {
+		int err = errno;
+
+		munmap(m, SRCU__SHM_PAGE);
+		errno = err;
+		return MAP_FAILED;
+	}
+	return page;
+}
+
+int srcu__shm_map_slot(unsigned int b, void *page)
+{
 	int i = claim_for_thread(b);
-	void *m;
 
 	if (i < 0)
 		return -1;
-	m = mmap(page, SRCU__SHM_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, a->fd,
-		 (off_t)(SRCU__SHM_FIRST_SLOT_PAGE + (unsigned int)i) * SRCU__SHM_PAGE);
-	if (m == MAP_FAILED)
+	if (map_slot_page(b, (unsigned int)i, page) == MAP_FAILED)
 		srcu__report_fatal("cannot map reader slot %d of shared domain '%.47s': %s", i,
 			    srcu__shm_domain(b)->srcu__pad, strerror(errno));
 	/* R (shared): pairs with S or A before a check reads slots_high:
@@ -451,17 +494,20 @@ unsigned long srcu__shm_sum_locks(unsigned int b, int idx, unsigned int n, unsig
 
 /* ---- recovery ---- */
 
-/* Remember what one dead process held (several slots each). */
+/* Remember what one dead process held (several slots each): by its
+ * owner word, so that two processes that had one pid are two. */
 static void note_dead(struct srcu__shm_dead *dead, unsigned int *n, unsigned int max,
-		      int pid, unsigned long sections)
+		      uint64_t owner, unsigned long sections)
 {
+	owner &= ~SRCU__SHM_CLAIMING_BIT;
 	for (unsigned int k = 0; k < *n; k++)
-		if (dead[k].pid == pid) {
+		if (dead[k].owner == owner) {
 			dead[k].sections += sections;
 			return;
 		}
 	if (*n < max) {
-		dead[*n].pid = pid;
+		dead[*n].pid = srcu__shm_owner_pid(owner);
+		dead[*n].owner = owner;
 		dead[*n].sections = sections;
 		(*n)++;
 	}
@@ -528,7 +574,7 @@ unsigned int srcu__shm_recover(unsigned int b, struct srcu__shm_dead *dead, unsi
 		 * freed, with release: the next owner sees them balanced. */
 		sections = balance(srcu__shm_counters(b, i));
 		if (owner != SRCU__SHM_RECOVERING)   /* else its pid is lost: no report */
-			note_dead(dead, &n, max, (int)(uint32_t)owner, sections);
+			note_dead(dead, &n, max, owner, sections);
 		srcu__shm_release(b, i);
 	}
 	return n;

@@ -1,6 +1,6 @@
 /*
  * torture.c: storage for the test-only hooks of torture.h (built into
- * libsrcu_torture.a only).
+ * srcu_torture objects only).
  *
  * SPDX-License-Identifier: MIT
  */

@@ -2,7 +2,7 @@
  * torture.h: test-only hooks for tools/srcu-torture.
  *
  * Compiled in only when SRCU_TORTURE is defined, which only the
- * never-installed libsrcu_torture.a is.  The installed libraries contain
+ * never-installed srcu_torture objects is.  The installed libraries contain
  * none of this.  The flavours are deliberately broken variants of the
  * algorithm, so that the torture test can prove it catches them.
  *
@@ -35,6 +35,16 @@ enum srcu__torture_point {
 					   * it returns (arg: non-NULL) */
 	SRCU_TORTURE_POINT_UPDATE_ENTERED,/* gp.c: an update-side call has
 					   * entered the domain (arg: it) */
+	SRCU_TORTURE_POINT_FORK_CHILD,    /* reader.c: a fork child's handler,
+					   * before it touches any record; arg: NULL */
+	SRCU_TORTURE_POINT_CLAIM_FREE,    /* shm.c: claim_free() has taken a free
+					   * slot (owner CAS), no more; arg: &slot */
+	SRCU_TORTURE_POINT_CLAIM_DEAD,    /* shm.c: claim_dead() has marked a dead
+					   * owner's slot claiming; arg: &slot */
+	SRCU_TORTURE_POINT_DEAD_REPORT,   /* gp.c: a dead process's recovery is
+					   * about to be reported (in the same
+					   * thread, next); arg: its uint64_t owner
+					   * word (pid and start time) */
 };
 
 #ifdef SRCU_TORTURE

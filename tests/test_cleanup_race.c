@@ -1,6 +1,6 @@
 /*
  * test_cleanup_race: cleanup_srcu_struct() against update-side calls in
- * progress, white-box, with the test-only libsrcu_torture.a.
+ * progress, white-box, with the test-only srcu_torture objects.
  *
  * Bug caught: cleanup counted only the callers that slept on the domain's
  * event word, so it returned 0 while a synchronize_srcu() had entered

@@ -1,6 +1,6 @@
 /*
  * test_fence: the fence service's sharing rule (src/fence.c), white-box,
- * with the test-only libsrcu_torture.a.
+ * with the test-only srcu_torture objects.
  *
  * Bug caught: a caller served by the membarrier already in flight when it
  * asked (the busted flavour EARLYFENCE).  Such a membarrier may have

@@ -1,6 +1,6 @@
 /*
  * test_fork_race: fork() racing cleanup_srcu_struct() of a domain whose
- * call_srcu() worker ran.  Links the test-only libsrcu_torture.a, whose
+ * call_srcu() worker ran.  Links the test-only srcu_torture objects, whose
  * hook stops the fork handler between reading the domain's async state
  * and locking it, so that the race window is milliseconds wide.
  *

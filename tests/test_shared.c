@@ -411,6 +411,42 @@ static void test_fork_child(char how)
 	close(fd);
 }
 
+/* Bug caught: a fork child whose handler copied its forking thread's
+ * counts from the slot page while the parent, back from fork(), already
+ * counted a new section in it: the child held a section nobody holds
+ * (srcu_read_lock_held() true, detach -EBUSY forever, every GP stalled
+ * while it lived).  The parent's section spans the child's handler (5 ms;
+ * the handler registers membarrier first): caught nearly every time,
+ * never a false failure (test_shared_hooks holds the window open). */
+static void test_fork_while_parent_reads(void)
+{
+	int fd = new_memfd();
+	struct srcu_struct *sp = create(fd, 16, "fork-reads");
+
+	for (int i = 0; i < 5; i++) {
+		int idx = srcu_read_lock(sp), status;   /* the slot is mapped */
+		pid_t pid;
+
+		srcu_read_unlock(sp, idx);
+		fflush(NULL);
+		pid = fork();
+		REQUIRE(pid >= 0);
+		if (pid == 0) {
+			int held = srcu_read_lock_held(sp);
+
+			_exit(held ? 1 : srcu_shared_detach(sp) != 0 ? 2 : 0);
+		}
+		idx = srcu_read_lock(sp);
+		sleep_ms(5);
+		srcu_read_unlock(sp, idx);
+		REQUIRE(waitpid(pid, &status, 0) == pid);
+		CHECK(WIFEXITED(status));
+		CHECK_EQ(WEXITSTATUS(status), 0);   /* 1: a phantom section; 2: detach refused */
+	}
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
 /* Bugs caught: attaching to garbage or another layout version (must fail
  * cleanly and write nothing), slot overflow instead of -ENOSPC, a domain
  * attached twice, detach inside a section. */
@@ -677,6 +713,7 @@ int main(int argc, char **argv)
 	test_kill_in_gp();
 	test_fork_child('u');
 	test_fork_child('d');
+	test_fork_while_parent_reads();
 	test_two_domains();
 	test_unknown_is_alive();
 	test_exited_slots_reused();

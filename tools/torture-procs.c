@@ -99,6 +99,7 @@ struct pstats {
 
 struct pproc {
 	int pid, state;
+	unsigned int start;    /* with pid, the process (see proc_start()) */
 	int in_gp;             /* its thread 0 runs a grace period now */
 	unsigned long gps;     /* grace periods its thread 0 ran */
 	struct pstats t[P_MAX_THREADS];
@@ -106,6 +107,7 @@ struct pproc {
 
 struct pkill {
 	int pid;
+	unsigned int start;      /* with pid, the process: pids wrap (pid_max) */
 	unsigned int recovered;  /* a bit per domain whose recovery was reported */
 };
 
@@ -257,6 +259,59 @@ static struct srcu_struct *dom_of(int writer)
 
 /* ---- the stall handler: recoveries, from whichever process ran the GP ---- */
 
+/* A process's start time (field 22 of /proc/<pid>/stat, clock ticks),
+ * low 32 bits as libsrcu's owner words keep it; 0 if unreadable.  With
+ * the pid it names one process: a long run forks more processes (and
+ * threads) than pid_max, and a killed pid comes back. */
+static unsigned int proc_start(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');   /* the command may hold spaces */
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		start = strtoull(p + 1, NULL, 10);
+	return (unsigned int)start;
+}
+
+/* The owner word (pid and start time) of the dead process whose recovery
+ * is reported next in this thread (libsrcu's test-only hook: the report
+ * itself carries only the pid). */
+static __thread uint64_t reported_owner;
+
+static void at_point(enum srcu__torture_point p, void *arg)
+{
+	if (p == SRCU_TORTURE_POINT_DEAD_REPORT)
+		reported_owner = *(const uint64_t *)arg;
+}
+
+/* The start time of the dead process a report names, 0 if unknown. */
+static unsigned int reported_start(int pid)
+{
+	uint64_t o = reported_owner;
+
+	reported_owner = 0;
+	return (int)((uint32_t)o & 0x7fffffffu) == pid ? (unsigned int)(o >> 32) : 0;
+}
+
+/* Does the process (pid, start) match the one remembered as (rpid,
+ * rstart)?  An unknown start time matches by pid alone. */
+static bool same_process(int pid, unsigned int start, int rpid, unsigned int rstart)
+{
+	return pid == rpid && (!start || !rstart || start == rstart);
+}
+
 static int domain_index(const char *name)
 {
 	const char *p = name ? strstr(name, "tshm-") : NULL;
@@ -264,21 +319,26 @@ static int domain_index(const char *name)
 	return p ? atoi(p + 5) : -1;
 }
 
-static struct pkill *find_killed(int pid)
+/* The killed process (pid, start): newest first, so that an unknown
+ * start time finds the pid's latest holder. */
+static struct pkill *find_killed(int pid, unsigned int start)
 {
 	unsigned int n = __atomic_load_n(&A->nkilled, __ATOMIC_ACQUIRE);
 
-	for (unsigned int i = 0; i < n; i++)
-		if (__atomic_load_n(&A->killed[i].pid, __ATOMIC_RELAXED) == pid)
+	for (unsigned int i = n; i-- > 0;)
+		if (same_process(pid, start, __atomic_load_n(&A->killed[i].pid, __ATOMIC_RELAXED),
+				 __atomic_load_n(&A->killed[i].start, __ATOMIC_RELAXED)))
 			return &A->killed[i];
 	return NULL;
 }
 
-/* What the arena says of pid, if it was one of our reader processes. */
-static int reader_state(int pid)
+/* What the arena says of (pid, start), if it is one of our reader
+ * processes now. */
+static int reader_state(int pid, unsigned int start)
 {
 	for (int i = 0; i < cfg.processes; i++)
-		if (__atomic_load_n(&A->procs[i].pid, __ATOMIC_ACQUIRE) == pid)
+		if (same_process(pid, start, __atomic_load_n(&A->procs[i].pid, __ATOMIC_ACQUIRE),
+				 __atomic_load_n(&A->procs[i].start, __ATOMIC_ACQUIRE)))
 			return __atomic_load_n(&A->procs[i].state, __ATOMIC_ACQUIRE);
 	return PROC_NONE;
 }
@@ -290,6 +350,7 @@ static int reader_state(int pid)
 static void on_report(const struct srcu_stall *s, void *arg)
 {
 	int d = domain_index(s->domain), st;
+	unsigned int start = reported_start(s->dead_pid);
 	struct pkill *k;
 
 	(void)arg;
@@ -300,7 +361,7 @@ static void on_report(const struct srcu_stall *s, void *arg)
 		    s->report);
 		return;
 	}
-	k = find_killed(s->dead_pid);
+	k = find_killed(s->dead_pid, start);
 	if (k) {
 		unsigned int bit = d >= 0 && d < 32 ? 1u << d : 0;
 
@@ -311,7 +372,7 @@ static void on_report(const struct srcu_stall *s, void *arg)
 			      s->dead_pid, s->domain);
 		return;
 	}
-	st = reader_state(s->dead_pid);
+	st = reader_state(s->dead_pid, start);
 	if (st == PROC_EXITED && !s->dead_sections) {
 		__atomic_fetch_add(&A->recoveries_exited, 1, __ATOMIC_RELAXED);
 		return;
@@ -479,6 +540,11 @@ static __attribute__((noreturn)) void reader_process(int slot, unsigned int seed
 
 	if (getppid() != tpid)
 		_exit(0);   /* the torture process died before we started */
+	for (int d = 0; d < ndoms; d++)
+		if (srcu_read_lock_held(doms[d]))
+			pfail("reader process %d inherited a read-side section of domain tshm-%d "
+			      "that nobody holds (its parent's forking thread was outside)",
+			      (int)getpid(), d);
 	srcu__torture_reader_delay = cfg.reader_delay_permille ? reader_delay : NULL;
 	/* A slot per thread, while an error can still be reported. */
 	for (int d = 0; d < ndoms; d++)
@@ -514,12 +580,32 @@ static __attribute__((noreturn)) void reader_process(int slot, unsigned int seed
 	_exit(0);
 }
 
-/* Fork a reader process into slot; its pid, or -1. */
+/* Lock (or unlock) every domain, idx[] the indices. */
+static void lock_all(int *idx, bool lock)
+{
+	for (int d = 0; d < ndoms; d++)
+		if (lock)
+			idx[d] = srcu_read_lock(doms[d]);
+		else
+			srcu_read_unlock(doms[d], idx[d]);
+}
+
+/* Fork a reader process into slot; its pid, or -1.  The forking thread
+ * reads every domain before the fork (its slots are mapped) and opens a
+ * section on each the moment fork() returns: a child whose fork handler
+ * copied its counts from those slot pages, which the parent goes on
+ * counting in, would inherit a section nobody holds (reader_process()
+ * checks first thing).  The sections are held 5 ms, while the child's
+ * handler runs. */
 static int fork_reader(int slot, unsigned int *seed)
 {
 	struct pproc *p = &A->procs[slot];
 	unsigned int child_seed = rnd(seed);
+	int idx[P_MAX_DOMAINS];
 	pid_t pid;
+
+	lock_all(idx, true);
+	lock_all(idx, false);
 
 	/* What a killed predecessor left (it is dead: waitid() said so). */
 	for (int k = 0; k < cfg.readers; k++)
@@ -529,13 +615,21 @@ static int fork_reader(int slot, unsigned int *seed)
 
 	if (pid == 0)
 		reader_process(slot, child_seed);
+	lock_all(idx, true);
 	if (pid < 0) {
+		lock_all(idx, false);
 		pfail("fork() of a reader process failed: %s", strerror(errno));
 		return -1;
 	}
+	/* Our child, not reaped: its pid names it while we read this. */
+	__atomic_store_n(&p->start, proc_start((int)pid), __ATOMIC_RELEASE);
 	__atomic_store_n(&p->pid, (int)pid, __ATOMIC_RELEASE);
 	__atomic_store_n(&p->state, PROC_LIVE, __ATOMIC_RELEASE);
 	bump(&A->forks);
+	/* Held while the child's handler runs (it registers membarrier
+	 * first, which takes milliseconds). */
+	sleep_ns(5 * MS);
+	lock_all(idx, false);
 	return (int)pid;
 }
 
@@ -799,6 +893,7 @@ static bool kill_reader(int slot, bool keep_zombie, bool wait_gps, unsigned int 
 		inside |= __atomic_load_n(&p->t[k].inside, __ATOMIC_RELAXED);
 	/* Marked before the signal: a recovery can only follow the death. */
 	A->killed[n].pid = pid;
+	A->killed[n].start = __atomic_load_n(&p->start, __ATOMIC_RELAXED);
 	__atomic_store_n(&A->nkilled, n + 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&p->state, PROC_KILLED, __ATOMIC_SEQ_CST);
 	for (int d = 0; d < ndoms; d++)
@@ -989,6 +1084,7 @@ static __attribute__((noreturn)) void torture_process(void)
 	int err;
 
 	srcu__torture_flavor = cfg.flavor;
+	srcu__torture_point = at_point;   /* inherited by the reader processes */
 	A->torture_pid = (int)getpid();
 	snprintf(A->backend, sizeof(A->backend), "%s", srcu_backend());
 	srcu_set_stall_handler(on_report, NULL);

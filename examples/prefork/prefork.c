@@ -214,6 +214,13 @@ static void worker_main(int w, unsigned int seed)
 	}
 	munmap(inherited, tbl_len);
 	me = &tbl->workers[w];
+	/* The control read right after the fork (start_worker()): that
+	 * section is its own, not ours. */
+	if (srcu_read_lock_held(sp)) {
+		fprintf(stderr, "prefork: worker %d inherited a read-side section that nobody "
+			"holds\n", w);
+		_exit(6);
+	}
 	/* The fork made us attached; our slot is taken now, so that a full
 	 * file is an error here, not an abort at the first section. */
 	if ((err = srcu_shared_reserve(sp, 1)) != 0) {
@@ -282,6 +289,18 @@ static void worker_main(int w, unsigned int seed)
 	_exit(0);
 }
 
+/* The control process serves from the table too: it reads before each
+ * fork (its slot is mapped) and right after, while the worker's fork
+ * handler runs (a few milliseconds).  The worker must not get that
+ * section, which the control goes on counting in its slot. */
+static void control_reads(long hold_us)
+{
+	int idx = srcu_read_lock(sp);
+
+	sleep_us(hold_us);
+	srcu_read_unlock(sp, idx);
+}
+
 static int start_worker(int w)
 {
 	pid_t pid;
@@ -290,6 +309,7 @@ static int start_worker(int w)
 	__atomic_store_n(&tbl->workers[w].hold, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&tbl->workers[w].lookups, 0, __ATOMIC_RELAXED);
 	fflush(NULL);   /* or the child flushes our buffered output again */
+	control_reads(0);
 	pid = fork();
 	if (pid < 0) {
 		perror("prefork: fork");
@@ -297,6 +317,7 @@ static int start_worker(int w)
 	}
 	if (pid == 0)
 		worker_main(w, (unsigned int)getpid() * 2654435761u + (unsigned int)w);
+	control_reads(5000);
 	tbl->workers[w].pid = pid;
 	return 0;
 }

@@ -1,0 +1,324 @@
+/*
+ * test_shared_hooks: process-shared domains at instants that are
+ * nanoseconds wide, held open by the test-only hooks of
+ * srcu_torture objects (src/torture.h): a fork child's handler held back
+ * while its parent reads, and a process SIGKILLed inside claim_free() or
+ * claim_dead().  White-box: recovery is run directly, under the GP lock,
+ * so that no verdict depends on how long a grace period sleeps.
+ *
+ * Each test names the bug it would catch.
+ */
+#include "check.h"
+#include "../src/internal.h"
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+static int new_memfd(void)
+{
+	int fd = (int)syscall(SYS_memfd_create, "srcu-hooks", 0);
+
+	REQUIRE(fd >= 0);
+	return fd;
+}
+
+static struct srcu_struct *create(int fd, unsigned int slots, const char *name)
+{
+	struct srcu_struct *sp = NULL;
+
+	REQUIRE(init_srcu_struct_shared(fd, slots, name, &sp) == 0 && sp);
+	return sp;
+}
+
+/* ---- the hook: stop this process at one point, say so, wait ---- */
+
+static pid_t parent_pid;
+static int stop_point = -1;     /* the point to stop at (this process only) */
+static int stop_skip;           /* how many of its calls to let pass first */
+static int hook_out = -1, hook_in = -1;   /* to and from the test's main process */
+
+static void at_point(enum srcu__torture_point p, void *arg)
+{
+	char c = 'P';
+
+	if ((int)p != stop_point || getpid() == parent_pid)
+		return;
+	if (stop_skip-- > 0)
+		return;
+	if (arg && p != SRCU_TORTURE_POINT_FORK_CHILD)
+		c = (char)('0' + *(unsigned int *)arg);   /* the slot it holds */
+	if (write(hook_out, &c, 1) != 1)
+		_exit(90);
+	if (hook_in < 0)
+		for (;;)
+			pause();   /* until SIGKILL */
+	if (read(hook_in, &c, 1) != 1)
+		_exit(91);
+}
+
+/* ---- recovery, run here under the GP lock ---- */
+
+/* One recovery pass over sp's slots: how many times it reported pid. */
+static int recover_reports(struct srcu_struct *sp, int pid)
+{
+	struct srcu__shm_dead dead[16];
+	unsigned int n;
+	int reports = 0;
+
+	REQUIRE(srcu__gp_trylock(sp));
+	n = srcu__shm_recover(srcu__shm_block(srcu__id_of(sp)), dead, 16);
+	srcu__gp_unlock(sp);
+	for (unsigned int i = 0; i < n; i++)
+		reports += dead[i].pid == pid;
+	return reports;
+}
+
+/* Slots of sp owned by anything but this process or nobody: a dead
+ * process's, or a marker left behind. */
+static int foreign_slots(struct srcu_struct *sp)
+{
+	unsigned int b = srcu__shm_block(srcu__id_of(sp)), n = 0;
+
+	for (unsigned int i = 0; i < srcu__shm_att[b].slots; i++) {
+		uint64_t o = load_relaxed(&srcu__shm_owner_of(b, i)->owner);
+
+		n += o != 0 && o != srcu__shm_self();
+	}
+	return (int)n;
+}
+
+/* Fork a child that stops at point (after skip passes) and pause()s
+ * there; body runs in it.  Returns its pid once it has stopped; *slot
+ * gets the slot it reported. */
+static pid_t fork_stopped(int point, int skip, void (*body)(struct srcu_struct *),
+			  struct srcu_struct *sp, int *slot)
+{
+	int c2p[2];
+	pid_t pid;
+	char c;
+
+	REQUIRE(pipe(c2p) == 0);
+	fflush(NULL);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		close(c2p[0]);
+		hook_out = c2p[1];
+		hook_in = -1;
+		stop_skip = skip;
+		stop_point = point;
+		body(sp);
+		_exit(92);   /* never stopped: the point was not reached */
+	}
+	close(c2p[1]);
+	REQUIRE(read(c2p[0], &c, 1) == 1);
+	close(c2p[0]);
+	*slot = c - '0';
+	return pid;
+}
+
+static void kill_reap(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+/* ---- bug 3: a fork child inheriting a section nobody holds ---- */
+
+struct gp_thread {
+	struct srcu_struct *sp;
+	int done;
+};
+
+static void *gp_run(void *arg)
+{
+	struct gp_thread *g = arg;
+
+	synchronize_srcu(g->sp);
+	flag_set(&g->done);
+	return NULL;
+}
+
+/* The hook for the fork test: the child's handler reports, then waits
+ * for the parent's go. */
+static int phantom_out, phantom_in;
+
+static void at_fork_child(enum srcu__torture_point p, void *arg)
+{
+	char c = 'F';
+
+	(void)arg;
+	if (p != SRCU_TORTURE_POINT_FORK_CHILD || getpid() == parent_pid)
+		return;
+	if (write(phantom_out, &c, 1) != 1 || read(phantom_in, &c, 1) != 1)
+		_exit(93);
+}
+
+/*
+ * Bug caught: the fork child's handler copied the forking thread's counts
+ * from the slot page while it was still shared with the parent, which had
+ * opened a section by then (here: the child's handler is held back until
+ * it has).  The child then held a phantom section: srcu_read_lock_held()
+ * true, srcu_shared_detach() -EBUSY, a false "fork() inside a read-side
+ * critical section" warning, and once it read, every process's grace
+ * periods waited for it until it exited.
+ */
+static void test_fork_phantom_section(void)
+{
+	int fd = new_memfd(), c2p[2], p2c[2], status;
+	struct srcu_struct *sp = create(fd, 8, "phantom");
+	int idx = srcu_read_lock(sp);   /* the forking thread's slot is mapped */
+	struct gp_thread gp = { 0 };
+	long long t0;
+	pthread_t t;
+	pid_t pid;
+	char c;
+
+	srcu_read_unlock(sp, idx);
+	REQUIRE(pipe(c2p) == 0 && pipe(p2c) == 0);
+	phantom_out = c2p[1];
+	phantom_in = p2c[0];
+	fflush(NULL);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {   /* its handler ran after the parent's lock below */
+		int fails = 0, i2;
+
+		stop_point = -1;
+		fails += srcu_read_lock_held(sp);           /* the phantom */
+		i2 = srcu_read_lock(sp);                    /* its own slot */
+		srcu_read_unlock(sp, i2);
+		REQUIRE(write(c2p[1], "R", 1) == 1);
+		REQUIRE(read(p2c[0], &c, 1) == 1);          /* the parent's GP is done */
+		fails += 2 * (srcu_shared_detach(sp) != 0); /* -EBUSY forever */
+		_exit(fails);
+	}
+	REQUIRE(read(c2p[0], &c, 1) == 1 && c == 'F');  /* its handler waits */
+	idx = srcu_read_lock(sp);                       /* the parent reads on */
+	REQUIRE(write(p2c[1], "g", 1) == 1);            /* now its handler runs */
+	REQUIRE(read(c2p[0], &c, 1) == 1 && c == 'R');  /* the child has read */
+	srcu_read_unlock(sp, idx);
+	t0 = now_ns();
+	gp.sp = sp;
+	t = spawn(gp_run, &gp);
+	/* A phantom holds it until the child exits: 10 s is the bound on a
+	 * GP that waits for nothing (it takes milliseconds). */
+	while (!flag_get(&gp.done) && now_ns() - t0 < 10000000000LL)
+		sleep_ms(1);
+	CHECK(flag_get(&gp.done));
+	printf("  GP with the fork child alive: %.2f ms\n", (double)(now_ns() - t0) / 1e6);
+	REQUIRE(write(p2c[1], "x", 1) == 1);
+	join(t);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);   /* 1: phantom held; 2: detach refused */
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+	close(c2p[0]);
+	close(c2p[1]);
+	close(p2c[0]);
+	close(p2c[1]);
+}
+
+/* ---- bug 11: SIGKILL inside claim_free() and claim_dead() ---- */
+
+static void read_then_reserve(struct srcu_struct *sp)
+{
+	int idx = srcu_read_lock(sp);   /* claims a slot (not stopped: skip 1) */
+
+	srcu_read_unlock(sp, idx);
+	(void)srcu_shared_reserve(sp, 2);   /* the second claim: stopped inside */
+}
+
+/*
+ * Bug caught: a process killed inside claim_free(), after it took a
+ * free slot and before it raised slots_high past it: the slot was hidden
+ * from recovery (every walk stops at slots_high) and leaked until another
+ * claim raised slots_high, and then its dead owner was reported a second
+ * time.
+ */
+static void test_kill_in_claim_free(void)
+{
+	int fd = new_memfd(), slot, idx;
+	struct srcu_struct *sp = create(fd, 4, "claim-free");
+	pid_t victim;
+
+	idx = srcu_read_lock(sp);   /* our home slot 0, mapped */
+	srcu_read_unlock(sp, idx);
+	victim = fork_stopped(SRCU_TORTURE_POINT_CLAIM_FREE, 1, read_then_reserve, sp, &slot);
+	CHECK_EQ(slot, 2);          /* its second slot, past its first */
+	kill_reap(victim);
+	CHECK_EQ(recover_reports(sp, victim), 1);
+	CHECK_EQ(foreign_slots(sp), 0);   /* both of its slots recovered */
+	/* Claims that raise slots_high past the slot it died in. */
+	CHECK_EQ(srcu_shared_reserve(sp, 4), 0);
+	CHECK_EQ(recover_reports(sp, victim), 0);   /* reported once, not twice */
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
+static void read_once(struct srcu_struct *sp)
+{
+	int idx = srcu_read_lock(sp);
+
+	srcu_read_unlock(sp, idx);
+}
+
+/*
+ * Bug caught: a process killed inside claim_dead(), after it marked a
+ * dead process's idle slot as being claimed and before it named itself
+ * the owner: the marker was nobody's, so no recovery and no claim ever
+ * took the slot again (a slot lost for the file's lifetime; with every
+ * slot lost, no process could read).
+ */
+static void test_kill_in_claim_dead(void)
+{
+	int fd = new_memfd(), slot, idx, status, reports;
+	struct srcu_struct *sp = create(fd, 2, "claim-dead");
+	pid_t exited, victim;
+
+	idx = srcu_read_lock(sp);   /* our home slot 0 */
+	srcu_read_unlock(sp, idx);
+	fflush(NULL);
+	exited = fork();            /* slot 1: a process that exits attached */
+	REQUIRE(exited >= 0);
+	if (exited == 0) {
+		read_once(sp);
+		_exit(0);
+	}
+	REQUIRE(waitpid(exited, &status, 0) == exited);
+	victim = fork_stopped(SRCU_TORTURE_POINT_CLAIM_DEAD, 0, read_once, sp, &slot);
+	CHECK_EQ(slot, 1);          /* no slot free: it takes the exited one's */
+	kill_reap(victim);
+	reports = recover_reports(sp, victim);
+	CHECK_EQ(reports, 1);       /* the slot it died claiming, once */
+	CHECK_EQ(foreign_slots(sp), 0);
+	CHECK_EQ(recover_reports(sp, victim), 0);
+	/* And the slot serves again: a process can read. */
+	fflush(NULL);
+	exited = fork();
+	REQUIRE(exited >= 0);
+	if (exited == 0) {
+		read_once(sp);
+		_exit(srcu_shared_detach(sp) == 0 ? 0 : 1);
+	}
+	REQUIRE(waitpid(exited, &status, 0) == exited);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
+int main(void)
+{
+	watchdog(60);
+	parent_pid = getpid();
+	srcu__torture_point = at_point;
+	test_kill_in_claim_free();
+	test_kill_in_claim_dead();
+	srcu__torture_point = at_fork_child;
+	test_fork_phantom_section();
+	return check_report("test_shared_hooks");
+}
