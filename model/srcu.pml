@@ -47,7 +47,7 @@
  * broken variant DISCARDLIVE recovers a slot without asking whether its
  * owner is dead, and must fail.
  *
- * TAKEOVER (with DEAD; the slot reuse of src/shm.c): each slot has an
+ * TAKEOVER (with DEAD; the slot reuse of src/shared_file.c): each slot has an
  * owner word naming one incarnation of its reader (1, 2, ...; 0 free,
  * RECOVERING the recovery's marker).  A dead reader may come back as a
  * new process (TAKEOVERS times) that claims the slot, only if its owner

@@ -72,9 +72,29 @@ struct srcu__async {
 /* The domain whose worker this thread is, if any. */
 static __thread struct srcu_struct *worker_of;
 
+/* A shared domain's private area is in its file, the same bytes in every
+ * process: a pointer there would mean another thing in each. */
+static struct srcu__async *shared_async[SRCU__SHARED_BLOCKS];
+
+/* Where sp's call_srcu() state hangs: in the domain, or for a shared
+ * domain in this process. */
+static struct srcu__async **async_slot(struct srcu_struct *sp)
+{
+	unsigned int id = srcu__id_of(sp);
+
+	if (srcu__id_shared(id))
+		return &shared_async[srcu__shm_block(id)];
+	return &srcu__dom(sp)->async;
+}
+
 static struct srcu__async *async_of(struct srcu_struct *sp)
 {
-	return load_acquire(srcu__domain_async(sp));
+	return load_acquire(async_slot(sp));
+}
+
+bool srcu__async_active(struct srcu_struct *sp)
+{
+	return async_of(sp) != NULL;
 }
 
 /* The worker's condition variable times its gathering on CLOCK_MONOTONIC
@@ -97,14 +117,14 @@ static struct srcu__async *async_get(struct srcu_struct *sp)
 	if (a)
 		return a;
 	pthread_mutex_lock(&srcu__domain_registry_lock);
-	a = *srcu__domain_async(sp);
+	a = *async_slot(sp);
 	if (!a && (a = calloc(1, sizeof(*a))) != NULL) {
 		pthread_mutex_init(&a->lock, NULL);
 		init_work_cond(a);
 		pthread_cond_init(&a->room, NULL);
 		a->tail = &a->head;
 		srcu__vg_quiet(&a->cursor, sizeof(a->cursor));   /* read by a fork child */
-		store_release(srcu__domain_async(sp), a);   /* pairs with async_of() */
+		store_release(async_slot(sp), a);   /* pairs with async_of() */
 	}
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
 	return a;
@@ -509,7 +529,7 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 	 * before this has it locked until fork_parent(), and one after it
 	 * sees NULL, so none locks a freed async. */
 	pthread_mutex_lock(&srcu__domain_registry_lock);
-	store_release(srcu__domain_async(sp), NULL);
+	store_release(async_slot(sp), NULL);
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
 	pthread_cond_destroy(&a->work);
 	pthread_cond_destroy(&a->room);
@@ -521,7 +541,7 @@ int srcu__async_cleanup(struct srcu_struct *sp)
 /* Caller holds the registry lock, so the async cannot be freed here. */
 void srcu__async_fork_prepare(struct srcu_struct *sp)
 {
-	struct srcu__async *a = *srcu__domain_async(sp);
+	struct srcu__async *a = *async_slot(sp);
 
 	SRCU__TORTURE_POINT(FORK_PREPARE, a);
 	if (a)
@@ -530,7 +550,7 @@ void srcu__async_fork_prepare(struct srcu_struct *sp)
 
 void srcu__async_fork_parent(struct srcu_struct *sp)
 {
-	struct srcu__async *a = *srcu__domain_async(sp);
+	struct srcu__async *a = *async_slot(sp);
 
 	if (a)
 		pthread_mutex_unlock(&a->lock);
@@ -567,7 +587,7 @@ static void requeue_in_child(struct srcu__async *a)
  * parent's worker may have been waiting for a GP: not the child's. */
 void srcu__async_fork_child(struct srcu_struct *sp)
 {
-	struct srcu__async *a = *srcu__domain_async(sp);
+	struct srcu__async *a = *async_slot(sp);
 
 	if (!a)
 		return;

@@ -10,7 +10,7 @@
  * Where membarrier is missing (old kernels, seccomp filters) or
  * SRCU_BACKEND=fence is set, readers use real fences instead and the
  * "heavy" fence is an ordinary one.  The choice is made once, by the
- * library's constructor (lifecycle.c), before main() and the program's
+ * library's constructor (process.c), before main() and the program's
  * constructors.  srcu__backend_fence_mode starts at 1, so a reader that
  * runs before the constructor uses fences; it changes to membarrier under
  * such readers safely (reader.c's fence T, doc/design.md "Start-up").
@@ -90,7 +90,7 @@ static bool fences_requested(void)
 	return b && strcmp(b, "fence") == 0;
 }
 
-/* Choose the backend, once, before main() (lifecycle.c's constructor). */
+/* Choose the backend, once, before main() (process.c's constructor). */
 void srcu__backend_init(void)
 {
 	srcu__vg_quiet(&srcu__backend_fence_mode, sizeof(srcu__backend_fence_mode));

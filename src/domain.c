@@ -1,5 +1,5 @@
 /*
- * domain.c: domain lifetime.  Each live domain owns a small integer id,
+ * domain.c: domain ids.  Each live domain owns a small integer id,
  * its slot in every thread's counter table (reader.c).  Ids are handed
  * out lowest-first so that the tables stay dense, and reused after
  * cleanup_srcu_struct(); a domain that is used after its cleanup holds
@@ -10,8 +10,8 @@
  *
  * Locking: srcu__domain_registry_lock guards the id bitmap and srcu__domain_table[].
  * It is held only for short bookkeeping, never while waiting for readers,
- * so fork() may take it (lifecycle.c's fork handlers do).  Cleanup and
- * fork, which drive the layers above, live in lifecycle.c.
+ * so fork() may take it (process.c's fork handlers do).  init and
+ * cleanup, which drive the layers above, live in lifecycle.c.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -98,52 +98,6 @@ bool srcu__domain_live(struct srcu_struct *sp)
 	return id >= SRCU__ID_FIRST && load_relaxed(&srcu__domain_table[id]) == sp;
 }
 
-static SRCU__NORETURN void report_reinit(struct srcu_struct *sp)
-{
-	char n[SRCU__NAME_LEN];
-
-	srcu__report_fatal("init_srcu_struct() on domain %s, which is live (initialized and "
-		    "not cleaned up, or freed without cleanup_srcu_struct() and its memory "
-		    "reused): its readers, grace periods and id would be lost; call "
-		    "cleanup_srcu_struct() first", srcu__report_name(sp, n, sizeof(n)));
-}
-
-int init_srcu_struct(struct srcu_struct *sp)
-{
-	int err;
-
-	if (!sp)
-		return -EINVAL;
-	pthread_mutex_lock(&srcu__domain_registry_lock);
-	if (srcu__domain_live(sp)) {
-		pthread_mutex_unlock(&srcu__domain_registry_lock);
-		report_reinit(sp);
-	}
-	memset(sp, 0, sizeof(*sp));
-	err = domain_bind(sp);
-	pthread_mutex_unlock(&srcu__domain_registry_lock);
-	if (err)
-		domain_set_id(sp, SRCU__ID_DEAD);
-	return err;
-}
-
-int init_srcu_struct_named(struct srcu_struct *sp, const char *name)
-{
-	int err = init_srcu_struct(sp);
-
-	if (sp)
-		sp->name = name;   /* also on failure: the name is in its messages */
-	return err;
-}
-
-int srcu_set_name(struct srcu_struct *sp, const char *name)
-{
-	if (!sp || srcu__id_shared(srcu__id_of(sp)))   /* a shared one's is in its file */
-		return -EINVAL;
-	store_relaxed(&sp->name, name);
-	return 0;
-}
-
 static SRCU__NORETURN void report_bad_id(struct srcu_struct *sp, bool dead,
 					 const char *who)
 {
@@ -156,6 +110,23 @@ static SRCU__NORETURN void report_bad_id(struct srcu_struct *sp, bool dead,
 	srcu__report_fatal("%s() on domain %s, which was never initialized "
 		    "(call init_srcu_struct() or use SRCU_INITIALIZER)",
 		    who, srcu__report_name(sp, n, sizeof(n)));
+}
+
+int srcu__domain_init_bind(struct srcu_struct *sp)
+{
+	int err;
+
+	pthread_mutex_lock(&srcu__domain_registry_lock);
+	if (srcu__domain_live(sp)) {
+		pthread_mutex_unlock(&srcu__domain_registry_lock);
+		return -EEXIST;
+	}
+	memset(sp, 0, sizeof(*sp));
+	err = domain_bind(sp);
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
+	if (err)
+		domain_set_id(sp, SRCU__ID_DEAD);
+	return err;
 }
 
 unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
@@ -219,19 +190,6 @@ void srcu__domain_detach_shared(unsigned int id)
 	pthread_mutex_lock(&srcu__domain_registry_lock);
 	store_release(&srcu__domain_table[id], NULL);
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
-}
-
-/* A shared domain's private area is in its file, the same bytes in every
- * process: a pointer there would mean another thing in each. */
-static struct srcu__async *shared_async[SRCU__SHARED_BLOCKS];
-
-struct srcu__async **srcu__domain_async(struct srcu_struct *sp)
-{
-	unsigned int id = srcu__id_of(sp);
-
-	if (srcu__id_shared(id))
-		return &shared_async[srcu__shm_block(id)];
-	return &srcu__dom(sp)->async;
 }
 
 void srcu__domain_init(void)

@@ -838,7 +838,7 @@ void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s)
 }
 
 /*
- * In the child of fork() (lifecycle.c's handler, registry lock held): it
+ * In the child of fork() (process.c's handler, registry lock held): it
  * has only the forking thread.  Grace periods that other threads were
  * running, and their waits, are gone with them: reset the domain's
  * update-side state to idle so that the child can run its own.  A grace

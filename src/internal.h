@@ -6,23 +6,25 @@
  * (tests/layers_check.sh checks it on the objects' symbols), and this
  * header lists each file's interface in that order, lowest first:
  *
- *   report.c     messages naming the domain and thread; misuse reports
- *   backend.c    membarrier and the backend choice, futexes, clock
- *   fence.c      the fence service: one membarrier shared by every caller
- *   domain.c     domain ids, the id -> domain table, the registry lock
- *   shm.c        shared domains' files: layout, slots, owners' liveness
- *   reader.c     reader records, the read side's slow paths, thread exit,
- *                srcu_down_read()/srcu_up_read()
- *   stall.c      stall reports and deadlock probes of a sleeping GP
- *   gp.c         the grace-period engine: sums, checks, sharing, polling
- *   async.c      call_srcu(), srcu_barrier(), start_poll and their worker
- *   shared.c     process-shared domains: create, attach, detach, fork
- *   lifecycle.c  start-up, fork(), cleanup_srcu_struct(), srcu_get_stats()
- *   gate.c       srcu_gate: the reset-backoff lock built on a domain
+ *   report.c         messages naming the domain and thread; misuse reports
+ *   backend.c        membarrier and the backend choice, futexes, clock
+ *   fence.c          the fence service: one membarrier shared by every caller
+ *   domain.c         domain ids, the id -> domain table, the registry lock
+ *   shared_file.c    shared domains' files: layout, slots, owners' liveness
+ *   reader.c         reader records, the read side's slow paths, thread exit,
+ *                    srcu_down_read()/srcu_up_read()
+ *   stall.c          stall reports and deadlock probes of a sleeping GP
+ *   gp.c             the grace-period engine: sums, checks, sharing, polling
+ *   async.c          call_srcu(), srcu_barrier(), start_poll and their worker
+ *   shared_domain.c  process-shared domains: create, attach, detach, fork
+ *   lifecycle.c      a domain's life: init, name, cleanup; srcu_get_stats()
+ *   process.c        the process's: start-up (the constructor), fork()
+ *   gate.c           srcu_gate: the reset-backoff lock built on a domain
  *
  * Each file's shared names carry its prefix: srcu__report_, srcu__backend_,
- * srcu__fence_, srcu__domain_, srcu__shm_, srcu__reader_, srcu__stall_, srcu__gp_,
- * srcu__async_, srcu__shared_.
+ * srcu__fence_, srcu__domain_, srcu__shm_ (shared_file.c), srcu__reader_,
+ * srcu__stall_, srcu__gp_, srcu__async_, srcu__shared_ (shared_domain.c),
+ * srcu__process_.
  * Exceptions: the processor primitives (srcu__smp_mb, srcu__cpu_relax,
  * srcu__barrier) and the names the public headers already export
  * (srcu__slots, srcu__gp_waits, srcu__read_*_slow, srcu__wake_gp).
@@ -247,6 +249,9 @@ SRCU__HIDDEN extern struct srcu_struct *srcu__domain_table[SRCU__MAX_IDS];
 /* One past the highest id ever handed out (under srcu__domain_registry_lock). */
 SRCU__HIDDEN extern unsigned int srcu__domain_id_high;
 
+/* init_srcu_struct(): zero sp and bind it to a fresh id (else mark it
+ * dead): 0, -ENOMEM (no id left), or -EEXIST, untouched, if sp is live. */
+SRCU__HIDDEN int srcu__domain_init_bind(struct srcu_struct *sp);
 /* Give a statically initialized domain its id on first use; report and
  * abort on a domain used after cleanup.  Returns the id. */
 SRCU__HIDDEN unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who);
@@ -263,12 +268,8 @@ SRCU__HIDDEN void srcu__domain_init(void);
  * table entry; its read-side words live in the file and are not touched. */
 SRCU__HIDDEN void srcu__domain_attach_shared(struct srcu_struct *sp, unsigned int id);
 SRCU__HIDDEN void srcu__domain_detach_shared(unsigned int id);
-/* Where sp's call_srcu() state hangs: in the domain, or for a shared
- * domain (whose private area is in the file) in this process. */
-struct srcu__async;
-SRCU__HIDDEN struct srcu__async **srcu__domain_async(struct srcu_struct *sp);
 
-/* ---- shm.c ---- */
+/* ---- shared_file.c ---- */
 
 static inline bool srcu__id_shared(unsigned int id)
 {
@@ -432,7 +433,7 @@ struct srcu__record {
 	unsigned int index;          /* creation order: its bit in a srcu__scan */
 	unsigned int waiting_on;     /* domain id its thread synchronizes on, or 0 */
 	/* Per shared id block: 1 + the file slot mapped over this record's
-	 * page of that block, or 0 (shm.c).  Written by the owner with its
+	 * page of that block, or 0 (shared_file.c).  Written by the owner with its
 	 * signals blocked; stays with the record across thread reuse. */
 	unsigned int shm_slot[SRCU__SHARED_BLOCKS];
 };
@@ -583,13 +584,15 @@ SRCU__HIDDEN void srcu__gp_check_forked(struct srcu_struct *sp, const char *who)
  * worker waits for a GP, else stop and free the worker.  Called before
  * cleanup takes gp_lock (the worker may need it to finish). */
 SRCU__HIDDEN int srcu__async_cleanup(struct srcu_struct *sp);
+/* Has sp call_srcu() state (made by a callback or a polled request)? */
+SRCU__HIDDEN bool srcu__async_active(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__async_fork_prepare(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__async_fork_parent(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__async_fork_child(struct srcu_struct *sp);
 /* Callback counters for srcu_get_stats(). */
 SRCU__HIDDEN void srcu__async_stats(struct srcu_struct *sp, struct srcu_stats *st);
 
-/* ---- shared.c ---- */
+/* ---- shared_domain.c ---- */
 
 /* In a fork child, after srcu__reader_fork_child(): the child attaches
  * anew to the shared domains its parent had (identity, home slot). */

@@ -30,7 +30,7 @@ struct srcu__domain {
 	unsigned long gp_seq_needed;  /* furthest snapshot requested (atomic max) */
 	unsigned long gp_exp_needed;  /* furthest snapshot requested expedited */
 	/* 0 free; held: 1, or for a shared domain the holder process's
-	 * owner word (shm.c: pid and start time, never reused), so that a
+	 * owner word (shared_file.c: pid and start time, never reused), so that a
 	 * waiter can find the holder dead and no other process can ever
 	 * hold the same value. */
 	unsigned long gp_lock;

@@ -1,41 +1,55 @@
 /*
- * lifecycle.c: the top of the stack (doc/design.md, "Layers"): the
- * library's start-up, fork(), cleanup_srcu_struct() and srcu_get_stats(),
- * the entry points that drive every layer below them.  Nothing below
- * calls up into this file: what a lower layer must do at start-up, at a
- * fork or at cleanup, this file asks of it.
+ * lifecycle.c: a domain's life, from init_srcu_struct() to
+ * cleanup_srcu_struct(), and srcu_get_stats(): the entry points that
+ * drive the layers below them (ids in domain.c, the grace-period engine,
+ * the callback worker).  doc/design.md, "Teardown", argues cleanup.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "internal.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
-static void fork_prepare(void);
-static void fork_parent(void);
-static void fork_child(void);
+/* ---- init ---- */
 
-/* Before main(), and before the program's own constructors (priority
- * 101, the first a program may use: C++ static initializers and plain
- * constructors run after it, also when libsrcu.a is linked in).  Code that
- * runs earlier still (.preinit_array, an under-linked shared library's
- * constructor, a constructor of priority 101 that the linker places
- * first) may take sections: they run with fences, and the switch to
- * membarrier is safe under them (doc/design.md, "Start-up").  libsrcu.a
- * is one object, so this comes along whatever part of it a program uses. */
-void srcu__lifecycle_startup(void) __attribute__((constructor(101))) SRCU__HIDDEN;
-void srcu__lifecycle_startup(void)
+static SRCU__NORETURN void report_reinit(struct srcu_struct *sp)
 {
-	const char *dd = getenv("SRCU_DEADLOCK_DETECT");
+	char n[SRCU__NAME_LEN];
 
-	srcu__backend_init();
-	srcu__domain_init();
-	if (dd && *dd)
-		srcu_set_deadlock_detection(strcmp(dd, "0") != 0);
-	srcu__reader_init();
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	srcu__report_fatal("init_srcu_struct() on domain %s, which is live (initialized and "
+		    "not cleaned up, or freed without cleanup_srcu_struct() and its memory "
+		    "reused): its readers, grace periods and id would be lost; call "
+		    "cleanup_srcu_struct() first", srcu__report_name(sp, n, sizeof(n)));
+}
+
+int init_srcu_struct(struct srcu_struct *sp)
+{
+	int err;
+
+	if (!sp)
+		return -EINVAL;
+	err = srcu__domain_init_bind(sp);
+	if (err == -EEXIST)
+		report_reinit(sp);
+	return err;
+}
+
+int init_srcu_struct_named(struct srcu_struct *sp, const char *name)
+{
+	int err = init_srcu_struct(sp);
+
+	if (sp)
+		sp->name = name;   /* also on failure: the name is in its messages */
+	return err;
+}
+
+int srcu_set_name(struct srcu_struct *sp, const char *name)
+{
+	if (!sp || srcu__id_shared(srcu__id_of(sp)))   /* a shared one's is in its file */
+		return -EINVAL;
+	store_relaxed(&sp->name, name);
+	return 0;
 }
 
 /* ---- cleanup ---- */
@@ -69,7 +83,7 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 		/* Closed: no update-side call is inside or can enter until
 		 * reopened.  One that came and went since the async cleanup
 		 * left callbacks or a polled request, and so an async again. */
-		if (load_acquire(srcu__domain_async(sp)) ||
+		if (srcu__async_active(sp) ||
 		    !srcu__gp_readers_done(sp, 0) || !srcu__gp_readers_done(sp, 1))
 			err = -EBUSY;     /* callbacks again, or readers inside */
 		else
@@ -80,60 +94,6 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 	if (!err)
 		srcu__hb_gp_end(id);   /* race detectors: the caller may free sp now */
 	return err;
-}
-
-/* ---- fork: the registry lock is held across it ---- */
-
-/* Every live domain, in id order (caller holds the registry lock). */
-#define FOR_LIVE_DOMAINS(id) \
-	for (id = SRCU__ID_FIRST; id < srcu__domain_id_high; id++) if (srcu__domain_table[id])
-/* The same for the shared domains attached (their GP state is in the
- * file, the parent's and every other process's: only their call_srcu()
- * state is this process's). */
-#define FOR_SHARED_DOMAINS(id) \
-	for (id = SRCU__SHARED_ID_FIRST; id < SRCU__MAX_IDS; id += SRCU__SHARED_BLOCK_IDS) \
-		if (srcu__domain_table[id])
-
-static void fork_prepare(void)
-{
-	unsigned int id;
-
-	pthread_mutex_lock(&srcu__domain_registry_lock);
-	FOR_LIVE_DOMAINS(id)
-		srcu__async_fork_prepare(srcu__domain_table[id]);
-	FOR_SHARED_DOMAINS(id)
-		srcu__async_fork_prepare(srcu__domain_table[id]);
-	srcu__reader_fork_prepare();   /* last: blocks this thread's signals */
-}
-
-static void fork_parent(void)
-{
-	unsigned int id;
-
-	srcu__reader_fork_end();
-	FOR_LIVE_DOMAINS(id)
-		srcu__async_fork_parent(srcu__domain_table[id]);
-	FOR_SHARED_DOMAINS(id)
-		srcu__async_fork_parent(srcu__domain_table[id]);
-	pthread_mutex_unlock(&srcu__domain_registry_lock);
-}
-
-static void fork_child(void)
-{
-	unsigned int id;
-
-	srcu__backend_fork_child();
-	srcu__fence_fork_child();
-	FOR_LIVE_DOMAINS(id) {
-		srcu__gp_fork_child(srcu__domain_table[id]);
-		srcu__async_fork_child(srcu__domain_table[id]);
-	}
-	FOR_SHARED_DOMAINS(id)
-		srcu__async_fork_child(srcu__domain_table[id]);
-	srcu__reader_fork_child();
-	srcu__shared_fork_child();
-	srcu__reader_fork_end();   /* a handler's section may run now */
-	pthread_mutex_unlock(&srcu__domain_registry_lock);
 }
 
 /* ---- statistics ---- */

@@ -2,7 +2,7 @@
  * reader.c: per-thread reader records, the read side's slow paths,
  * srcu_down_read()/srcu_up_read(), and thread exit.  The layers above read
  * the records (gp.c's sums, stall.c's holders) through srcu__reader_records and
- * srcu__reader_record_holds(); lifecycle.c drives the fork child's part.
+ * srcu__reader_record_holds(); process.c drives the fork child's part.
  *
  * A record holds one thread's lock/unlock counts for every domain, in a
  * flat table indexed by domain id: an mmap()ed reservation of
@@ -49,7 +49,7 @@
 __thread struct srcu__slot *srcu__slots __attribute__((tls_model("initial-exec")));
 static __thread struct srcu__record *self;
 /* Page-aligned: each shared block's page of it is mapped from the
- * domain's file (shared.c), so that a waiting GP's flag reaches readers
+ * domain's file (shared_domain.c), so that a waiting GP's flag reaches readers
  * in every process. */
 unsigned int srcu__gp_waits[SRCU__MAX_IDS * SRCU__SLOT_WORDS] __attribute__((aligned(4096)));
 struct srcu__record *srcu__reader_records;

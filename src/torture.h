@@ -37,9 +37,9 @@ enum srcu__torture_point {
 					   * entered the domain (arg: it) */
 	SRCU_TORTURE_POINT_FORK_CHILD,    /* reader.c: a fork child's handler,
 					   * before it touches any record; arg: NULL */
-	SRCU_TORTURE_POINT_CLAIM_FREE,    /* shm.c: claim_free() has taken a free
+	SRCU_TORTURE_POINT_CLAIM_FREE,    /* shared_file.c: claim_free() has taken a free
 					   * slot (owner CAS), no more; arg: &slot */
-	SRCU_TORTURE_POINT_CLAIM_DEAD,    /* shm.c: claim_dead() has marked a dead
+	SRCU_TORTURE_POINT_CLAIM_DEAD,    /* shared_file.c: claim_dead() has marked a dead
 					   * owner's slot claiming; arg: &slot */
 	SRCU_TORTURE_POINT_DEAD_REPORT,   /* gp.c: a dead process's recovery is
 					   * about to be reported (in the same

@@ -4,7 +4,7 @@
 # Bugs caught: a subproject that demands C++, or that builds libsrcu's
 # tests, tools and examples into its parent's build (and its ctest); a
 # static link that leaves the library's constructor out (an archive
-# member per file, the program calling nothing in lifecycle.c): no
+# member per file, the program calling nothing in its start-up object): no
 # thread-exit hook, so a thread that exits inside a section holds every
 # grace period forever.
 set -eu

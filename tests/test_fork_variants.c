@@ -6,7 +6,7 @@
  * the child's copy); the first count of a shared domain faults (SIGSEGV,
  * the slot pages are MADV_DONTFORK) or aborts (a thread's first section);
  * the update side and attach/reserve/detach abort naming the domain and
- * the mistake.  The handlers' fork() is test_fork's and test_shared's.
+ * the mistake.  The handlers' fork() is test_fork's and test_shared_domain's.
  *
  * Bugs caught: a handler-less child counting in its parent's slot under
  * its parent's identity (after the parent died, recovery ended the

@@ -1,11 +1,11 @@
 /*
- * test_shared: process-shared domains (doc/shared.md).  A domain in a
+ * test_shared_domain: process-shared domains (doc/shared.md).  A domain in a
  * memfd, readers and updaters in separate processes (exec'd, so that
  * they attach as strangers do, and forked, which inherit it), and
  * processes killed inside a section and inside a grace period.
  *
  * Each test names the bug it would catch.  The helper processes are this
- * program run again: test_shared <mode> <fd>, talking over stdin/stdout.
+ * program run again: test_shared_domain <mode> <fd>, talking over stdin/stdout.
  */
 #include "check.h"
 #include "../src/internal.h"   /* white-box: the file's header, to corrupt it */
@@ -417,7 +417,7 @@ static void test_fork_child(char how)
  * (srcu_read_lock_held() true, detach -EBUSY forever, every GP stalled
  * while it lived).  The parent's section spans the child's handler (5 ms;
  * the handler registers membarrier first): caught nearly every time,
- * never a false failure (test_shared_hooks holds the window open). */
+ * never a false failure (test_shared_domain_hooks holds the window open). */
 static void test_fork_while_parent_reads(void)
 {
 	int fd = new_memfd();
@@ -719,5 +719,5 @@ int main(int argc, char **argv)
 	test_exited_slots_reused();
 	test_fork_callbacks_and_dirty_file();
 	test_fork_child_own_identity();
-	return check_report("test_shared");
+	return check_report("test_shared_domain");
 }

@@ -1,5 +1,5 @@
 /*
- * test_sharing: concurrent synchronize_srcu() callers share grace periods,
+ * test_gp_sharing: concurrent synchronize_srcu() callers share grace periods,
  * yet each still gets a full one; domains do not delay each other.
  */
 #include "check.h"
@@ -69,7 +69,7 @@ static void *updater(void *arg)
  * Bug caught: sharing that hands a caller a grace period that started
  * before its call (a reader then sees its object poisoned).  How many
  * calls share a grace period here depends on scheduling, so it is only
- * printed; test_sharing_counted() asserts the sharing itself.
+ * printed; test_gp_sharing_counted() asserts the sharing itself.
  */
 static void test_shared_and_full(void)
 {
@@ -127,7 +127,7 @@ static void *call_synchronize(void *arg)
  * running grace period and the one after it, so 2 grace periods must
  * serve all CALLERS calls.
  */
-static void test_sharing_counted(void)
+static void test_gp_sharing_counted(void)
 {
 	pthread_t t[CALLERS];
 	unsigned long before, gps;
@@ -195,8 +195,8 @@ static void test_isolation(void)
 int main(void)
 {
 	watchdog(100);
-	test_sharing_counted();
+	test_gp_sharing_counted();
 	test_shared_and_full();
 	test_isolation();
-	return check_report("test_sharing");
+	return check_report("test_gp_sharing");
 }

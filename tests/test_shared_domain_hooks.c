@@ -1,5 +1,5 @@
 /*
- * test_shared_hooks: process-shared domains at instants that are
+ * test_shared_domain_hooks: process-shared domains at instants that are
  * nanoseconds wide, held open by the test-only hooks of
  * srcu_torture objects (src/torture.h): a fork child's handler held back
  * while its parent reads, and a process SIGKILLed inside claim_free() or
@@ -320,5 +320,5 @@ int main(void)
 	test_kill_in_claim_dead();
 	srcu__torture_point = at_fork_child;
 	test_fork_phantom_section();
-	return check_report("test_shared_hooks");
+	return check_report("test_shared_domain_hooks");
 }

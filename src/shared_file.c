@@ -1,5 +1,5 @@
 /*
- * shm.c: the file of a process-shared domain (doc/shared.md): its layout,
+ * shared_file.c: the file of a process-shared domain (doc/shared.md): its layout,
  * this process's attachments, reader slots and who owns them, whether an
  * owner is alive, and the grace period's sums over the slots.
  *
@@ -153,7 +153,7 @@ uint64_t srcu__shm_self(void)
 	unsigned long long start = 0;
 
 	/* A child made without the fork handlers kept its parent's: every
-	 * caller names the domain first (srcu__gp_check_forked(), shared.c,
+	 * caller names the domain first (srcu__gp_check_forked(), shared_domain.c,
 	 * reader.c); this is the backstop. */
 	if (SRCU__UNLIKELY(srcu__backend_unforked_child()))
 		srcu__report_fatal(SRCU__UNFORKED_FMT, (int)getpid(), "a shared domain's identity",

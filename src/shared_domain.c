@@ -1,5 +1,5 @@
 /*
- * shared.c: process-shared domains' public API (doc/shared.md): create a
+ * shared_domain.c: process-shared domains' public API (doc/shared.md): create a
  * domain in a file, attach to it, reserve reader slots, detach, and what
  * a fork child inherits.
  *
@@ -8,7 +8,7 @@
  * block's page of srcu__gp_waits[] mapped from the file) and reserves a
  * slot for the process.  The read side needs nothing more: a thread's
  * first section maps a slot (reader.c).  Above async.c (detach drains
- * call_srcu()); lifecycle.c calls the fork handler.
+ * call_srcu()); process.c calls the fork handler.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -385,7 +385,7 @@ int srcu_shared_detach(struct srcu_struct *sp)
 }
 
 /*
- * In a fork child (lifecycle.c; reader.c has given the parent's slots
+ * In a fork child (process.c; reader.c has given the parent's slots
  * back to private memory): the child is a process of its own, attached
  * to every domain its parent was.  It registers for global membarrier
  * (its readers count with compiler barriers only) and forgets its
