@@ -745,7 +745,9 @@ void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s)
  * has only the forking thread.  Grace periods that other threads were
  * running, and their waits, are gone with them: reset the domain's
  * update-side state to idle so that the child can run its own.  A grace
- * period cut short here is simply not counted as completed.
+ * period cut short here is simply not counted as completed.  The
+ * requests go too (their callers are gone); a polled cookie's, whose
+ * caller may be the child, async.c's handler asks again.
  */
 void srcu__gp_fork_child(struct srcu_struct *sp)
 {

@@ -126,10 +126,48 @@ static void test_fork_inside_section(void)
 	CHECK_EQ(cleanup_srcu_struct(&dom), 0);
 }
 
+/*
+ * Bug caught: a cookie of start_poll_synchronize_srcu() still pending at
+ * fork() never completed in the child: its fork handler dropped the
+ * request (gp_seq_needed = gp_seq), and the parent's worker, which runs
+ * polled grace periods, is not in the child.  Here the forking thread's
+ * own section holds the cookie's grace period back across the fork.
+ */
+static void test_fork_polled_cookie(void)
+{
+	unsigned long cookie;
+	pid_t pid;
+	int status, idx;
+
+	if (!CHILD_MAY_SPAWN)
+		return;   /* the child's worker is a thread */
+	REQUIRE(init_srcu_struct(&dom) == 0);
+	idx = srcu_read_lock(&dom);
+	cookie = start_poll_synchronize_srcu(&dom);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		alarm(10);
+		srcu_read_unlock(&dom, idx);
+		/* Polls only: nothing else in the child runs a grace period. */
+		while (!poll_state_synchronize_srcu(&dom, cookie))
+			sleep_ms(1);
+		_exit(0);
+	}
+	srcu_read_unlock(&dom, idx);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+	while (!poll_state_synchronize_srcu(&dom, cookie))   /* the parent's too */
+		sleep_ms(1);
+	while (cleanup_srcu_struct(&dom) == -EBUSY)   /* its worker going idle */
+		sleep_ms(1);
+}
+
 int main(void)
 {
 	watchdog(60);
 	test_fork_with_reader_and_gp();
 	test_fork_inside_section();
+	test_fork_polled_cookie();
 	return check_report("test_fork");
 }
