@@ -505,6 +505,10 @@ SRCU__HIDDEN void srcu__stall_set_waiting_on(struct srcu_struct *sp);
 /* Shared domains: process pid died holding sections open sections, now
  * ended; reported through the stall handler. */
 SRCU__HIDDEN void srcu__stall_report_dead(struct srcu_struct *sp, int pid, unsigned long sections);
+/* fork(): the stall handler's lock, taken in prepare, released after. */
+SRCU__HIDDEN void srcu__stall_fork_prepare(void);
+SRCU__HIDDEN void srcu__stall_fork_parent(void);
+SRCU__HIDDEN void srcu__stall_fork_child(void);
 
 
 /* ---- gp.c ---- */

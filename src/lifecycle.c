@@ -94,12 +94,14 @@ static void fork_prepare(void)
 		srcu__async_fork_prepare(srcu__domain_table[id]);
 	FOR_SHARED_DOMAINS(id)
 		srcu__async_fork_prepare(srcu__domain_table[id]);
+	srcu__stall_fork_prepare();   /* innermost: released first */
 }
 
 static void fork_parent(void)
 {
 	unsigned int id;
 
+	srcu__stall_fork_parent();
 	FOR_LIVE_DOMAINS(id)
 		srcu__async_fork_parent(srcu__domain_table[id]);
 	FOR_SHARED_DOMAINS(id)
@@ -111,6 +113,7 @@ static void fork_child(void)
 {
 	unsigned int id;
 
+	srcu__stall_fork_child();
 	srcu__backend_fork_child();
 	srcu__fence_fork_child();
 	FOR_LIVE_DOMAINS(id) {

@@ -39,6 +39,27 @@ void srcu_set_stall_handler(void (*fn)(const struct srcu_stall *s, void *arg), v
 	pthread_mutex_unlock(&stall_fn_lock);
 }
 
+/* fork(): the handler's lock is held across it (lifecycle.c's handlers,
+ * innermost of their locks), so that no child inherits it locked by a
+ * thread the child does not have, which would hang its next stall report
+ * and srcu_set_stall_handler().  Held only to copy two words, never
+ * while the handler runs: fork() waits for no report. */
+void srcu__stall_fork_prepare(void)
+{
+	pthread_mutex_lock(&stall_fn_lock);
+}
+
+void srcu__stall_fork_parent(void)
+{
+	pthread_mutex_unlock(&stall_fn_lock);
+}
+
+/* The child's only thread took it in prepare: its to release. */
+void srcu__stall_fork_child(void)
+{
+	pthread_mutex_unlock(&stall_fn_lock);
+}
+
 int srcu_set_stall_timeout(struct srcu_struct *sp, unsigned int ms)
 {
 	if (!sp)
