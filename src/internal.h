@@ -110,7 +110,9 @@ static inline void srcu__hb_gp_end(unsigned int id)
 #define SRCU__NAME_LEN 96
 
 
-/* "'name'" or "srcu_struct@0x..." into buf. */
+/* "'name'" or "srcu_struct@0x..." into buf.  Safe on garbage: the name
+ * pointer is probed, not followed, and a name that cannot be read (or is
+ * not printable) gives the address. */
 SRCU__HIDDEN const char *srcu__report_name(const struct srcu_struct *sp, char *buf, size_t len);
 SRCU__HIDDEN int srcu__report_gettid(void);
 SRCU__HIDDEN void srcu__report_warn(const char *fmt, ...) SRCU__PRINTF(1, 2);

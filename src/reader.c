@@ -6,7 +6,9 @@
  *
  * A record holds one thread's lock/unlock counts for every domain, in a
  * flat table indexed by domain id: an mmap()ed reservation of
- * SRCU__MAX_IDS slots (512 KiB of address space) that gets memory one 4 KiB
+ * SRCU__MAX_IDS slots and the spill slot (srcu.h; 516 KiB of address
+ * space, the last page only ever touched by a garbage domain's unlock)
+ * that gets memory one 4 KiB
  * page (128 ids) at a time, as the thread first counts in it.  Records are
  * created lazily (no registration), reached through initial-exec TLS, and
  * kept on an append-only registry list that grace-period scans walk
@@ -50,7 +52,7 @@ static __thread struct srcu__record *self;
 /* Page-aligned: each shared block's page of it is mapped from the
  * domain's file (shared.c), so that a waiting GP's flag reaches readers
  * in every process. */
-unsigned int srcu__gp_waits[SRCU__MAX_IDS * SRCU__SLOT_WORDS] __attribute__((aligned(4096)));
+unsigned int srcu__gp_waits[SRCU__TABLE_WORDS] __attribute__((aligned(4096)));
 struct srcu__record *srcu__reader_records;
 int srcu__reader_owner[SRCU__DENSE_RECORDS];
 struct srcu__record *srcu__reader_dense[SRCU__DENSE_RECORDS];
@@ -80,7 +82,12 @@ void srcu__reader_init(void)
 	srcu__vg_quiet(srcu__reader_dense, sizeof(srcu__reader_dense));
 }
 
-#define SLOTS_BYTES ((size_t)SRCU__MAX_IDS * sizeof(struct srcu__slot))
+/* The ids' slots and the spill slot: a garbage domain's counts stay in
+ * the thread's own table (srcu.h). */
+#define SLOTS_BYTES ((size_t)SRCU__TABLE_WORDS * sizeof(unsigned long))
+_Static_assert(SRCU__TABLE_WORDS > UINT16_MAX + 1 + 2,
+	       "a 16-bit word plus an unlock's offset (idx + 2) is in the table, and so "
+	       "word + idx in srcu__gp_waits[], as long");
 
 /* The record lives in its own table, in the slots of the sentinel ids,
  * which no count ever touches: no allocation beyond the mapping, and the

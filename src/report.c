@@ -9,25 +9,84 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-const char *srcu__report_name(const struct srcu_struct *sp, char *buf, size_t len)
+/* A name fit for a message: printable (UTF-8 passes), NUL-terminated
+ * within len. */
+static bool printable(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && s[i]; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return i > 0 && i < len;
+}
+
+#define PROBE_PAGE 4096u   /* the smallest page: a chunk within it is one page */
+
+/*
+ * Copy the string at p into buf (truncated to len - 1 bytes), if it can
+ * be read and is printable.  p comes from a struct that may not be a
+ * domain at all (an uninitialized malloc()'d one: garbage), so it is not
+ * followed: the kernel copies it through a pipe, and write() fails with
+ * EFAULT where a load would fault.  One page at a time, so that a chunk
+ * is read whole or not at all.  Async-signal-safe.
+ */
+static bool probe_string(const char *p, char *buf, size_t len)
+{
+	int fd[2];
+	size_t n = 0;
+	bool ok = true;
+
+	if (pipe2(fd, O_CLOEXEC) != 0)
+		return false;
+	while (ok && n < len - 1 && !memchr(buf, 0, n)) {
+		size_t chunk = PROBE_PAGE - ((uintptr_t)(p + n) & (PROBE_PAGE - 1));
+
+		if (chunk > len - 1 - n)
+			chunk = len - 1 - n;
+		ok = write(fd[1], p + n, chunk) == (ssize_t)chunk &&
+		     read(fd[0], buf + n, chunk) == (ssize_t)chunk;
+		n += chunk;
+	}
+	close(fd[0]);
+	close(fd[1]);
+	buf[n] = 0;
+	return ok && printable(buf, len);
+}
+
+/* sp's name, quoted or bare, or its address when it has none that can be
+ * read: never a crash, whatever sp holds. */
+static const char *name_of(const struct srcu_struct *sp, char *buf, size_t len, bool quoted)
 {
 	const char *n = load_relaxed(&sp->name);
+	const char *pad = (const char *)sp->srcu__pad;
+	char copy[SRCU__NAME_LEN - 2];   /* room for the quotes */
 
+	if (n && probe_string(n, copy, sizeof(copy)))
+		n = copy;
+	else if (!n && srcu__id_of(sp) >= SRCU__SHARED_ID_FIRST &&
+		 printable(pad, sizeof(sp->srcu__pad)))   /* a shared domain's, in its file */
+		n = pad;
+	else
+		n = NULL;
 	if (n)
-		snprintf(buf, len, "'%s'", n);
-	else if (load_relaxed(&sp->slot_word) / SRCU__SLOT_WORDS >= SRCU__SHARED_ID_FIRST &&
-		 sp->srcu__pad[0])   /* a shared domain keeps its name in the file */
-		snprintf(buf, len, "'%.*s'", (int)sizeof(sp->srcu__pad) - 1,
-			 (const char *)sp->srcu__pad);
+		snprintf(buf, len, quoted ? "'%s'" : "%s", n);
 	else
 		snprintf(buf, len, "srcu_struct@%p", (const void *)sp);
 	return buf;
+}
+
+const char *srcu__report_name(const struct srcu_struct *sp, char *buf, size_t len)
+{
+	return name_of(sp, buf, len, true);
 }
 
 int srcu__report_gettid(void)
