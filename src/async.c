@@ -408,11 +408,13 @@ void srcu_barrier(struct srcu_struct *sp)
 	if (!sp)
 		srcu__report_fatal("srcu_barrier() called with a NULL domain");
 	(void)srcu__domain_id(sp, "srcu_barrier");
+	/* Always, not only when callbacks are pending: the same call waits
+	 * for itself whenever one is (a latent deadlock; doc/api.md). */
+	if (must_not_wait(sp))
+		report_self_wait(sp, "srcu_barrier", "inside a read-side section or callback");
 	a = async_of(sp);
 	if (!a)
 		return;   /* call_srcu() was never called on sp */
-	if (must_not_wait(sp))
-		report_self_wait(sp, "srcu_barrier", "inside a read-side section or callback");
 	pthread_mutex_lock(&a->lock);
 	if (!a->head && !a->batch) {
 		pthread_mutex_unlock(&a->lock);

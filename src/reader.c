@@ -363,7 +363,8 @@ void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 	 * larger when this unlock has its lock.  The acquire keeps the
 	 * compiler from swapping the loads. */
 	if (!s || unlock_unmatched(s, idx))
-		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx, "");
+		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx, "",
+					  s && srcu__slot_open_on(s, idx ^ 1) > 0);
 	srcu__hb_section_end(id, idx);
 	count_mb(&s->unlock[idx]);           /* C and W (fence backend) */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
@@ -463,10 +464,10 @@ bool srcu__reader_self_inside(struct srcu_struct *sp)
 	open = own_open(s);
 	if (open < 0) {
 		char t[64];
+		int idx = srcu__slot_open_on(s, 0) < 0 ? 0 : 1;
 
-		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)),
-				    srcu__count_signed(srcu__count_diff(srcu__count(s->lock[0]),
-									s->unlock[0])) < 0 ? 0 : 1, "");
+		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx, "",
+					  srcu__slot_open_on(s, idx ^ 1) > 0);
 	}
 	return open > 0;
 }
@@ -515,7 +516,8 @@ void srcu_up_read(struct srcu_struct *sp, int idx)
 
 	if ((long)(load_relaxed(&srcu__dom(sp)->down_lock[idx]) - unlocks) <= 0)
 		srcu__report_fatal("srcu_up_read() on domain %s without a matching "
-			    "srcu_down_read() (index %d)", srcu__report_name(sp, n, sizeof(n)), idx);
+			    "srcu_down_read() on index %d (an extra srcu_up_read(), or one given "
+			    "the other section's index)", srcu__report_name(sp, n, sizeof(n)), idx);
 	srcu__hb_section_end(id, idx);
 	count_mb(&srcu__dom(sp)->down_unlock[idx]);     /* C and W, as in srcu_read_unlock() */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
@@ -534,9 +536,6 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 
 	if (!open)
 		return;
-	if (srcu__count_signed(open) < 0 && sp)
-		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx,
-				    ", found at thread exit");
 	if (report)
 		srcu__report_warn("%s exited inside %lu read-side critical section(s) of "
 			   "domain %s; they are treated as ended",
@@ -553,12 +552,32 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 	wake_if_waited(id, idx);
 }
 
+/* An unlock without its lock, found when a slot's sections are ended:
+ * reported before either index is balanced, so that a section still open
+ * on the other index tells which mistake it likely was. */
+static void check_balance(struct srcu__slot *s, unsigned int id)
+{
+	struct srcu_struct *sp = srcu__domain_table[id];
+	char t[64];
+
+	for (int idx = 0; sp && idx < 2; idx++)
+		if (srcu__slot_open_on(s, idx) < 0)
+			srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx,
+						  ", found at thread exit",
+						  srcu__slot_open_on(s, idx ^ 1) > 0);
+}
+
+static void end_slot(struct srcu__slot *s, unsigned int id, bool report)
+{
+	check_balance(s, id);
+	end_abandoned(s, id, 0, report);
+	end_abandoned(s, id, 1, report);
+}
+
 static void record_end_all(struct srcu__record *r, bool report)
 {
-	for (unsigned int id = SRCU__ID_FIRST; id < srcu__domain_id_high; id++) {
-		end_abandoned(&r->slots[id], id, 0, report);
-		end_abandoned(&r->slots[id], id, 1, report);
-	}
+	for (unsigned int id = SRCU__ID_FIRST; id < srcu__domain_id_high; id++)
+		end_slot(&r->slots[id], id, report);
 	/* Shared slots stay mapped in the record, and owned by this
 	 * process, for the thread that claims the record next. */
 	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++) {
@@ -566,8 +585,7 @@ static void record_end_all(struct srcu__record *r, bool report)
 
 		if (!load_relaxed(&r->shm_slot[b]))
 			continue;
-		end_abandoned(&r->slots[id], id, 0, report);
-		end_abandoned(&r->slots[id], id, 1, report);
+		end_slot(&r->slots[id], id, report);
 	}
 }
 

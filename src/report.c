@@ -89,6 +89,11 @@ const char *srcu__report_name(const struct srcu_struct *sp, char *buf, size_t le
 	return name_of(sp, buf, len, true);
 }
 
+const char *srcu__report_bare_name(const struct srcu_struct *sp, char *buf, size_t len)
+{
+	return name_of(sp, buf, len, false);
+}
+
 int srcu__report_gettid(void)
 {
 	return (int)syscall(SYS_gettid);
@@ -135,14 +140,21 @@ void srcu__report_fatal(const char *fmt, ...)
 /* ---- misuse found by the read side or the scans ---- */
 
 void srcu__report_extra_unlock(struct srcu_struct *sp, const char *thread, int idx,
-				const char *found)
+				const char *found, bool other_open)
 {
-	char n[SRCU__NAME_LEN];
+	char n[SRCU__NAME_LEN], why[96];
 
+	/* The likelier mistake, where the counts show it: a section open on
+	 * the other index, whose unlock was given this one. */
+	if (other_open)
+		snprintf(why, sizeof(why), "it holds a section of index %d: an unlock given the "
+			 "other section's index?", idx ^ 1);
+	else
+		snprintf(why, sizeof(why), "an extra unlock, or one given the other section's index");
 	srcu__report_fatal("srcu_read_unlock() on domain %s by %s without a matching "
-		    "srcu_read_lock() in that thread (index %d)%s; to end a section in "
+		    "srcu_read_lock() on index %d in that thread%s (%s); to end a section in "
 		    "another thread use srcu_down_read()/srcu_up_read()",
-		    srcu__report_name(sp, n, sizeof(n)), thread, idx, found);
+		    srcu__report_name(sp, n, sizeof(n)), thread, idx, found, why);
 }
 
 void srcu__report_extra_up(struct srcu_struct *sp, int idx)

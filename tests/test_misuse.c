@@ -299,6 +299,27 @@ static void unlock_garbage_near_end(void)
 	abort();
 }
 
+/* Bug caught: an unlock given the other section's index was reported as
+ * an unlock without a lock, with no hint at the likelier mistake. */
+static void unlock_other_index(void)
+{
+	int idx;
+
+	make_named();
+	idx = srcu_read_lock(&named);
+	srcu_read_unlock(&named, idx ^ 1);
+	synchronize_srcu(&named);           /* the scan reports it (membarrier) */
+}
+
+/* Bug caught: srcu_barrier() inside a section of its domain returned when
+ * no callback was pending: a latent deadlock the docs say aborts. */
+static void barrier_inside_section_idle(void)
+{
+	make_named();
+	srcu_read_lock(&named);
+	srcu_barrier(&named);
+}
+
 int main(void)
 {
 	watchdog(100);
@@ -342,5 +363,9 @@ int main(void)
 	CHECK(dies_saying(unlock_garbage_near_end,
 			  strcmp(srcu_backend(), "fence") ? "nothing written past the table" :
 			  "srcu_struct@0x", NULL));
+	CHECK(dies_saying(unlock_other_index, "without a matching srcu_read_lock()",
+			  "other section's index", "'misuse-domain'", NULL));
+	CHECK(dies_saying(barrier_inside_section_idle, "srcu_barrier()",
+			  "inside a read-side section", "'misuse-domain'", NULL));
 	return check_report("test_misuse");
 }
