@@ -29,36 +29,44 @@ static bool printable(const char *s, size_t len)
 	return i > 0 && i < len;
 }
 
-#define PROBE_PAGE 4096u   /* the smallest page: a chunk within it is one page */
+#define PROBE_PAGE 4096u   /* the smallest page size */
+
+/* Can the byte at p be read?  The kernel copies it into the pipe fd[1]:
+ * write() fails with EFAULT where a load would fault. */
+static bool byte_readable(const int fd[2], const char *p)
+{
+	char c;
+
+	return write(fd[1], p, 1) == 1 && read(fd[0], &c, 1) == 1;
+}
 
 /*
  * Copy the string at p into buf (truncated to len - 1 bytes), if it can
  * be read and is printable.  p comes from a struct that may not be a
  * domain at all (an uninitialized malloc()'d one: garbage), so it is not
- * followed: the kernel copies it through a pipe, and write() fails with
- * EFAULT where a load would fault.  One page at a time, so that a chunk
- * is read whole or not at all.  Async-signal-safe.
+ * followed blindly: the first byte of each page it reaches is probed
+ * first (a page is readable whole or not at all), and no byte past its
+ * NUL is read.  Async-signal-safe.
  */
 static bool probe_string(const char *p, char *buf, size_t len)
 {
 	int fd[2];
-	size_t n = 0;
+	size_t i;
 	bool ok = true;
 
 	if (pipe2(fd, O_CLOEXEC) != 0)
 		return false;
-	while (ok && n < len - 1 && !memchr(buf, 0, n)) {
-		size_t chunk = PROBE_PAGE - ((uintptr_t)(p + n) & (PROBE_PAGE - 1));
-
-		if (chunk > len - 1 - n)
-			chunk = len - 1 - n;
-		ok = write(fd[1], p + n, chunk) == (ssize_t)chunk &&
-		     read(fd[0], buf + n, chunk) == (ssize_t)chunk;
-		n += chunk;
+	for (i = 0; i < len - 1; i++) {
+		if ((i == 0 || ((uintptr_t)(p + i) & (PROBE_PAGE - 1)) == 0) &&
+		    !(ok = byte_readable(fd, p + i)))
+			break;
+		buf[i] = ((const volatile char *)p)[i];
+		if (!buf[i])
+			break;
 	}
 	close(fd[0]);
 	close(fd[1]);
-	buf[n] = 0;
+	buf[i] = 0;
 	return ok && printable(buf, len);
 }
 
