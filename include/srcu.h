@@ -171,7 +171,8 @@ struct srcu_stall_thread {
 	char name[16];                /* its name (/proc), "" if unknown */
 };
 struct srcu_stall {
-	const char *domain;           /* the domain's name, or srcu_struct@addr */
+	const char *domain;           /* the domain's name (bare: no quotes), or
+				       * srcu_struct@0x... if it has none */
 	int idx;                      /* the index the GP waits on */
 	double waited_s;              /* since the grace period began */
 	unsigned int report;          /* 1 for the first report of this stall */

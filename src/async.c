@@ -54,9 +54,9 @@ struct srcu__async {
 	bool running, stop;
 	bool in_gp;                     /* the worker waits for a GP, unlocked */
 	bool urgent;                    /* srcu_barrier() waits: no gathering */
-	/* Shared domains: the furthest cookie of this process's
-	 * start_poll_synchronize_srcu() (gp_seq_needed, in the file, holds
-	 * every process's requests, which are theirs to serve). */
+	/* The furthest cookie of this process's start_poll_synchronize_srcu()
+	 * (for a shared domain gp_seq_needed, in the file, holds every
+	 * process's requests, which are theirs to serve). */
 	bool poll_pending;
 	unsigned long poll_needed;
 };
@@ -433,12 +433,15 @@ static void barrier_complete(struct srcu_head *h)
 static void barrier_wait(struct srcu_struct *sp)
 {
 	struct barrier b = { { NULL, barrier_mark }, false };
-	struct srcu__async *a = async_of(sp);
+	struct srcu__async *a;
 
-	if (!a)
-		return;   /* call_srcu() was never called on sp */
+	/* Always, not only when callbacks are pending: the same call waits
+	 * for itself whenever one is (a latent deadlock; doc/api.md). */
 	if (must_not_wait(sp))
 		report_self_wait(sp, "srcu_barrier", "inside a read-side section or callback");
+	a = async_of(sp);
+	if (!a)
+		return;   /* call_srcu() was never called on sp */
 	pthread_mutex_lock(&a->lock);
 	if (!a->head && !a->batch) {
 		pthread_mutex_unlock(&a->lock);
@@ -582,9 +585,26 @@ static void requeue_in_child(struct srcu__async *a)
 	a->batch = a->cursor = NULL;
 }
 
+/* A private domain's polled request that the parent's worker had yet to
+ * run: srcu__gp_fork_child() dropped gp_seq_needed with the parent's
+ * other waiters, but a cookie from start_poll_synchronize_srcu() is in
+ * the child's memory too and must complete there, though the child may
+ * only poll it (and polls start nothing: they are async-signal-safe).
+ * poll_needed is the furthest of them: asked again, and a worker started
+ * for it.  Caller holds a->lock (the worker waits for it). */
+static void readopt_poll(struct srcu_struct *sp, struct srcu__async *a)
+{
+	if (!a->poll_pending)
+		return;
+	srcu__gp_request(sp, a->poll_needed);   /* no-op for a cookie done */
+	if (srcu__gp_needed(sp))
+		(void)worker_ensure(sp, a);   /* without a thread: as async_kick() */
+}
+
 /* The child has no worker: what is left goes on its queue, and the next
- * call_srcu() or srcu_barrier() in the child starts a worker for it.  The
- * parent's worker may have been waiting for a GP: not the child's. */
+ * call_srcu() or srcu_barrier() in the child starts a worker for it (a
+ * pending polled request starts one at once).  The parent's worker may
+ * have been waiting for a GP: not the child's. */
 void srcu__async_fork_child(struct srcu_struct *sp)
 {
 	struct srcu__async *a = *async_slot(sp);
@@ -605,6 +625,7 @@ void srcu__async_fork_child(struct srcu_struct *sp)
 		requeue_in_child(a);
 		a->in_gp = false;
 		a->running = false;
+		readopt_poll(sp, a);
 	}
 	/* Waiters on these lived in other threads, gone with them. */
 	init_work_cond(a);

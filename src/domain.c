@@ -146,9 +146,11 @@ unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
 		report_bad_id(sp, id == SRCU__ID_DEAD, who);
 	pthread_mutex_lock(&srcu__domain_registry_lock);
 	if (srcu__id_of(sp) == SRCU__ID_UNSET && domain_bind(sp) != 0) {
+		char n[SRCU__NAME_LEN];
+
 		pthread_mutex_unlock(&srcu__domain_registry_lock);
-		srcu__report_fatal("%s(): no domain id left for static domain '%s' "
-			    "(%u domains are live)", who, sp->name ? sp->name : "?",
+		srcu__report_fatal("%s(): no domain id left for static domain %s "
+			    "(%u domains are live)", who, srcu__report_name(sp, n, sizeof(n)),
 			    SRCU__SHARED_ID_FIRST - SRCU__ID_FIRST);
 	}
 	id = srcu__id_of(sp);

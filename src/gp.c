@@ -150,7 +150,7 @@ static unsigned long checked_locks(struct srcu_struct *sp, unsigned int id,
 		char t[32];
 
 		snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
-		srcu__report_extra_unlock(sp, t, idx, hint);
+		srcu__report_extra_unlock(sp, t, idx, hint, srcu__slot_open_on(s, idx ^ 1) > 0);
 	}
 	return l;
 }
@@ -169,7 +169,7 @@ static unsigned long shared_locks(struct srcu_struct *sp, int idx, unsigned int 
 
 		snprintf(t, sizeof(t), "a thread of process %d (reader slot %u)",
 			 srcu__shm_owner_pid(owner), bad - 1);
-		srcu__report_extra_unlock(sp, t, idx, hint);
+		srcu__report_extra_unlock(sp, t, idx, hint, false);
 	}
 	return sum;
 }
@@ -283,14 +283,12 @@ static void check_unlocks(struct srcu_struct *sp, int idx)
 	check_down(sp, idx, du, load_acquire(&srcu__dom(sp)->down_lock[idx]));
 	if (srcu__id_shared(id)) {
 		(void)shared_locks(sp, idx, srcu__shm_slots_high(srcu__shm_block(id)),
-				   ", found by a grace-period scan (an unlock with the other "
-				   "section's index?)");
+				   ", found by a grace-period scan");
 		return;
 	}
 	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
 		if (load_acquire(&r->tid))
-			(void)checked_locks(sp, id, r, idx, ", found by a grace-period scan "
-					    "(an unlock with the other section's index?)");
+			(void)checked_locks(sp, id, r, idx, ", found by a grace-period scan");
 }
 
 /* ---- reader checks ---- */
@@ -842,7 +840,9 @@ void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s)
  * has only the forking thread.  Grace periods that other threads were
  * running, and their waits, are gone with them: reset the domain's
  * update-side state to idle so that the child can run its own.  A grace
- * period cut short here is simply not counted as completed.
+ * period cut short here is simply not counted as completed.  The
+ * requests go too (their callers are gone); a polled cookie's, whose
+ * caller may be the child, async.c's handler asks again.
  */
 void srcu__gp_fork_child(struct srcu_struct *sp)
 {

@@ -112,17 +112,24 @@ static inline void srcu__hb_gp_end(unsigned int id)
 #define SRCU__NAME_LEN 96
 
 
-/* "'name'" or "srcu_struct@0x..." into buf. */
+/* "'name'" or "srcu_struct@0x..." into buf.  Safe on garbage: the name
+ * pointer is probed, not followed, and a name that cannot be read (or is
+ * not printable) gives the address. */
 SRCU__HIDDEN const char *srcu__report_name(const struct srcu_struct *sp, char *buf, size_t len);
+/* The same without the quotes, for struct srcu_stall's domain. */
+SRCU__HIDDEN const char *srcu__report_bare_name(const struct srcu_struct *sp, char *buf,
+						size_t len);
 SRCU__HIDDEN int srcu__report_gettid(void);
 SRCU__HIDDEN void srcu__report_warn(const char *fmt, ...) SRCU__PRINTF(1, 2);
 SRCU__HIDDEN SRCU__NORETURN void srcu__report_fatal(const char *fmt, ...) SRCU__PRINTF(1, 2);
 /* "thread 1234 (name)" for the calling thread. */
 SRCU__HIDDEN const char *srcu__report_thread(char *buf, size_t len);
-/* Abort: an unlock of sp's index idx without its lock (found says where). */
+/* Abort: an unlock of sp's index idx without its lock (found says where;
+ * other_open: the thread holds a section of the other index, so the
+ * unlock was likely given the wrong one). */
 SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_unlock(struct srcu_struct *sp,
 							   const char *thread, int idx,
-							   const char *found);
+							   const char *found, bool other_open);
 SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_up(struct srcu_struct *sp, int idx);
 
 /* ---- backend.c ---- */
@@ -489,6 +496,15 @@ static inline long srcu__count_signed(unsigned long diff)
 {
 	return (long)(diff << 1) >> 1;
 }
+
+/* Sections open on index idx of slot s (negative: more unlocks), its
+ * unlocks read first.  From another thread a hint for messages only. */
+static inline long srcu__slot_open_on(struct srcu__slot *s, int idx)
+{
+	unsigned long u = load_acquire(&s->unlock[idx]);
+
+	return srcu__count_signed(srcu__count_diff(srcu__count(load_acquire(&s->lock[idx])), u));
+}
 SRCU__HIDDEN extern struct srcu__record *srcu__reader_dense[SRCU__DENSE_RECORDS];
 SRCU__HIDDEN extern unsigned int srcu__reader_count;
 
@@ -536,6 +552,10 @@ SRCU__HIDDEN void srcu__stall_set_waiting_on(struct srcu_struct *sp);
 /* Shared domains: process pid died holding sections open sections, now
  * ended; reported through the stall handler. */
 SRCU__HIDDEN void srcu__stall_report_dead(struct srcu_struct *sp, int pid, unsigned long sections);
+/* fork(): the stall handler's lock, taken in prepare, released after. */
+SRCU__HIDDEN void srcu__stall_fork_prepare(void);
+SRCU__HIDDEN void srcu__stall_fork_parent(void);
+SRCU__HIDDEN void srcu__stall_fork_child(void);
 
 
 /* ---- gp.c ---- */

@@ -38,15 +38,18 @@ void srcu__process_startup(void)
 
 /* ---- fork: the registry lock is held across it ---- */
 
-/* Every live domain, in id order (caller holds the registry lock). */
+/* Every live domain, in id order (caller holds the registry lock).  The
+ * empty branch first, so that an else after the loop's body cannot
+ * attach to the filter. */
 #define FOR_LIVE_DOMAINS(id) \
-	for (id = SRCU__ID_FIRST; id < srcu__domain_id_high; id++) if (srcu__domain_table[id])
+	for (id = SRCU__ID_FIRST; id < srcu__domain_id_high; id++) \
+		if (!srcu__domain_table[id]) {} else
 /* The same for the shared domains attached (their GP state is in the
  * file, the parent's and every other process's: only their call_srcu()
  * state is this process's). */
 #define FOR_SHARED_DOMAINS(id) \
 	for (id = SRCU__SHARED_ID_FIRST; id < SRCU__MAX_IDS; id += SRCU__SHARED_BLOCK_IDS) \
-		if (srcu__domain_table[id])
+		if (!srcu__domain_table[id]) {} else
 
 static void fork_prepare(void)
 {
@@ -57,13 +60,15 @@ static void fork_prepare(void)
 		srcu__async_fork_prepare(srcu__domain_table[id]);
 	FOR_SHARED_DOMAINS(id)
 		srcu__async_fork_prepare(srcu__domain_table[id]);
-	srcu__reader_fork_prepare();   /* last: blocks this thread's signals */
+	srcu__reader_fork_prepare();   /* blocks this thread's signals */
+	srcu__stall_fork_prepare();    /* innermost: released first */
 }
 
 static void fork_parent(void)
 {
 	unsigned int id;
 
+	srcu__stall_fork_parent();
 	srcu__reader_fork_end();
 	FOR_LIVE_DOMAINS(id)
 		srcu__async_fork_parent(srcu__domain_table[id]);
@@ -76,6 +81,7 @@ static void fork_child(void)
 {
 	unsigned int id;
 
+	srcu__stall_fork_child();
 	srcu__backend_fork_child();
 	srcu__fence_fork_child();
 	FOR_LIVE_DOMAINS(id) {

@@ -6,7 +6,9 @@
  *
  * A record holds one thread's lock/unlock counts for every domain, in a
  * flat table indexed by domain id: an mmap()ed reservation of
- * SRCU__MAX_IDS slots (512 KiB of address space) that gets memory one 4 KiB
+ * SRCU__MAX_IDS slots and the spill slot (srcu.h; 516 KiB of address
+ * space, the last page only ever touched by a garbage domain's unlock)
+ * that gets memory one 4 KiB
  * page (128 ids) at a time, as the thread first counts in it.  Records are
  * created lazily (no registration), reached through initial-exec TLS, and
  * kept on an append-only registry list that grace-period scans walk
@@ -51,7 +53,7 @@ static __thread struct srcu__record *self;
 /* Page-aligned: each shared block's page of it is mapped from the
  * domain's file (shared_domain.c), so that a waiting GP's flag reaches readers
  * in every process. */
-unsigned int srcu__gp_waits[SRCU__MAX_IDS * SRCU__SLOT_WORDS] __attribute__((aligned(4096)));
+unsigned int srcu__gp_waits[SRCU__TABLE_WORDS] __attribute__((aligned(4096)));
 struct srcu__record *srcu__reader_records;
 int srcu__reader_owner[SRCU__DENSE_RECORDS];
 struct srcu__record *srcu__reader_dense[SRCU__DENSE_RECORDS];
@@ -114,7 +116,12 @@ void srcu__reader_init(void)
 	srcu__vg_quiet(srcu__reader_dense, sizeof(srcu__reader_dense));
 }
 
-#define SLOTS_BYTES ((size_t)SRCU__MAX_IDS * sizeof(struct srcu__slot))
+/* The ids' slots and the spill slot: a garbage domain's counts stay in
+ * the thread's own table (srcu.h). */
+#define SLOTS_BYTES ((size_t)SRCU__TABLE_WORDS * sizeof(unsigned long))
+_Static_assert(SRCU__TABLE_WORDS > UINT16_MAX + 1 + 2,
+	       "a 16-bit word plus an unlock's offset (idx + 2) is in the table, and so "
+	       "word + idx in srcu__gp_waits[], as long");
 
 /* The record lives in its own table, in the slots of the sentinel ids,
  * which no count ever touches: no allocation beyond the mapping, and the
@@ -431,7 +438,8 @@ void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 	 * larger when this unlock has its lock.  The acquire keeps the
 	 * compiler from swapping the loads. */
 	if (!s || unlock_unmatched(s, idx))
-		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx, "");
+		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx, "",
+					  s && srcu__slot_open_on(s, idx ^ 1) > 0);
 	srcu__hb_section_end(id, idx);
 	count_mb(&s->unlock[idx]);           /* C and W (fence backend) */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
@@ -531,10 +539,10 @@ bool srcu__reader_self_inside(struct srcu_struct *sp)
 	open = own_open(s);
 	if (open < 0) {
 		char t[64];
+		int idx = srcu__slot_open_on(s, 0) < 0 ? 0 : 1;
 
-		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)),
-				    srcu__count_signed(srcu__count_diff(srcu__count(s->lock[0]),
-									s->unlock[0])) < 0 ? 0 : 1, "");
+		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx, "",
+					  srcu__slot_open_on(s, idx ^ 1) > 0);
 	}
 	return open > 0;
 }
@@ -583,7 +591,8 @@ void srcu_up_read(struct srcu_struct *sp, int idx)
 
 	if ((long)(load_relaxed(&srcu__dom(sp)->down_lock[idx]) - unlocks) <= 0)
 		srcu__report_fatal("srcu_up_read() on domain %s without a matching "
-			    "srcu_down_read() (index %d)", srcu__report_name(sp, n, sizeof(n)), idx);
+			    "srcu_down_read() on index %d (an extra srcu_up_read(), or one given "
+			    "the other section's index)", srcu__report_name(sp, n, sizeof(n)), idx);
 	srcu__hb_section_end(id, idx);
 	count_mb(&srcu__dom(sp)->down_unlock[idx]);     /* C and W, as in srcu_read_unlock() */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
@@ -602,9 +611,6 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 
 	if (!open)
 		return;
-	if (srcu__count_signed(open) < 0 && sp)
-		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx,
-				    ", found at thread exit");
 	if (report)
 		srcu__report_warn("%s exited inside %lu read-side critical section(s) of "
 			   "domain %s; they are treated as ended",
@@ -621,12 +627,32 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 	wake_if_waited(id, idx);
 }
 
+/* An unlock without its lock, found when a slot's sections are ended:
+ * reported before either index is balanced, so that a section still open
+ * on the other index tells which mistake it likely was. */
+static void check_balance(struct srcu__slot *s, unsigned int id)
+{
+	struct srcu_struct *sp = srcu__domain_table[id];
+	char t[64];
+
+	for (int idx = 0; sp && idx < 2; idx++)
+		if (srcu__slot_open_on(s, idx) < 0)
+			srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx,
+						  ", found at thread exit",
+						  srcu__slot_open_on(s, idx ^ 1) > 0);
+}
+
+static void end_slot(struct srcu__slot *s, unsigned int id, bool report)
+{
+	check_balance(s, id);
+	end_abandoned(s, id, 0, report);
+	end_abandoned(s, id, 1, report);
+}
+
 static void record_end_all(struct srcu__record *r, bool report)
 {
-	for (unsigned int id = SRCU__ID_FIRST; id < srcu__domain_id_high; id++) {
-		end_abandoned(&r->slots[id], id, 0, report);
-		end_abandoned(&r->slots[id], id, 1, report);
-	}
+	for (unsigned int id = SRCU__ID_FIRST; id < srcu__domain_id_high; id++)
+		end_slot(&r->slots[id], id, report);
 	/* Shared slots stay mapped in the record, and owned by this
 	 * process, for the thread that claims the record next. */
 	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++) {
@@ -634,8 +660,7 @@ static void record_end_all(struct srcu__record *r, bool report)
 
 		if (!load_relaxed(&r->shm_slot[b]))
 			continue;
-		end_abandoned(&r->slots[id], id, 0, report);
-		end_abandoned(&r->slots[id], id, 1, report);
+		end_slot(&r->slots[id], id, report);
 	}
 }
 

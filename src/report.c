@@ -9,25 +9,97 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-const char *srcu__report_name(const struct srcu_struct *sp, char *buf, size_t len)
+/* A name fit for a message: printable (UTF-8 passes), NUL-terminated
+ * within len. */
+static bool printable(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && s[i]; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return i > 0 && i < len;
+}
+
+#define PROBE_PAGE 4096u   /* the smallest page size */
+
+/* Can the byte at p be read?  The kernel copies it into the pipe fd[1]:
+ * write() fails with EFAULT where a load would fault. */
+static bool byte_readable(const int fd[2], const char *p)
+{
+	char c;
+
+	return write(fd[1], p, 1) == 1 && read(fd[0], &c, 1) == 1;
+}
+
+/*
+ * Copy the string at p into buf (truncated to len - 1 bytes), if it can
+ * be read and is printable.  p comes from a struct that may not be a
+ * domain at all (an uninitialized malloc()'d one: garbage), so it is not
+ * followed blindly: the first byte of each page it reaches is probed
+ * first (a page is readable whole or not at all), and no byte past its
+ * NUL is read.  Async-signal-safe.
+ */
+static bool probe_string(const char *p, char *buf, size_t len)
+{
+	int fd[2];
+	size_t i;
+	bool ok = true;
+
+	if (pipe2(fd, O_CLOEXEC) != 0)
+		return false;
+	for (i = 0; i < len - 1; i++) {
+		if ((i == 0 || ((uintptr_t)(p + i) & (PROBE_PAGE - 1)) == 0) &&
+		    !(ok = byte_readable(fd, p + i)))
+			break;
+		buf[i] = ((const volatile char *)p)[i];
+		if (!buf[i])
+			break;
+	}
+	close(fd[0]);
+	close(fd[1]);
+	buf[i] = 0;
+	return ok && printable(buf, len);
+}
+
+/* sp's name, quoted or bare, or its address when it has none that can be
+ * read: never a crash, whatever sp holds. */
+static const char *name_of(const struct srcu_struct *sp, char *buf, size_t len, bool quoted)
 {
 	const char *n = load_relaxed(&sp->name);
+	const char *pad = (const char *)sp->srcu__pad;
+	char copy[SRCU__NAME_LEN - 2];   /* room for the quotes */
 
+	if (n && probe_string(n, copy, sizeof(copy)))
+		n = copy;
+	else if (!n && srcu__id_of(sp) >= SRCU__SHARED_ID_FIRST &&
+		 printable(pad, sizeof(sp->srcu__pad)))   /* a shared domain's, in its file */
+		n = pad;
+	else
+		n = NULL;
 	if (n)
-		snprintf(buf, len, "'%s'", n);
-	else if (load_relaxed(&sp->slot_word) / SRCU__SLOT_WORDS >= SRCU__SHARED_ID_FIRST &&
-		 sp->srcu__pad[0])   /* a shared domain keeps its name in the file */
-		snprintf(buf, len, "'%.*s'", (int)sizeof(sp->srcu__pad) - 1,
-			 (const char *)sp->srcu__pad);
+		snprintf(buf, len, quoted ? "'%s'" : "%s", n);
 	else
 		snprintf(buf, len, "srcu_struct@%p", (const void *)sp);
 	return buf;
+}
+
+const char *srcu__report_name(const struct srcu_struct *sp, char *buf, size_t len)
+{
+	return name_of(sp, buf, len, true);
+}
+
+const char *srcu__report_bare_name(const struct srcu_struct *sp, char *buf, size_t len)
+{
+	return name_of(sp, buf, len, false);
 }
 
 int srcu__report_gettid(void)
@@ -76,14 +148,21 @@ void srcu__report_fatal(const char *fmt, ...)
 /* ---- misuse found by the read side or the scans ---- */
 
 void srcu__report_extra_unlock(struct srcu_struct *sp, const char *thread, int idx,
-				const char *found)
+				const char *found, bool other_open)
 {
-	char n[SRCU__NAME_LEN];
+	char n[SRCU__NAME_LEN], why[96];
 
+	/* The likelier mistake, where the counts show it: a section open on
+	 * the other index, whose unlock was given this one. */
+	if (other_open)
+		snprintf(why, sizeof(why), "it holds a section of index %d: an unlock given the "
+			 "other section's index?", idx ^ 1);
+	else
+		snprintf(why, sizeof(why), "an extra unlock, or one given the other section's index");
 	srcu__report_fatal("srcu_read_unlock() on domain %s by %s without a matching "
-		    "srcu_read_lock() in that thread (index %d)%s; to end a section in "
+		    "srcu_read_lock() on index %d in that thread%s (%s); to end a section in "
 		    "another thread use srcu_down_read()/srcu_up_read()",
-		    srcu__report_name(sp, n, sizeof(n)), thread, idx, found);
+		    srcu__report_name(sp, n, sizeof(n)), thread, idx, found, why);
 }
 
 void srcu__report_extra_up(struct srcu_struct *sp, int idx)

@@ -39,6 +39,27 @@ void srcu_set_stall_handler(void (*fn)(const struct srcu_stall *s, void *arg), v
 	pthread_mutex_unlock(&stall_fn_lock);
 }
 
+/* fork(): the handler's lock is held across it (lifecycle.c's handlers,
+ * innermost of their locks), so that no child inherits it locked by a
+ * thread the child does not have, which would hang its next stall report
+ * and srcu_set_stall_handler().  Held only to copy two words, never
+ * while the handler runs: fork() waits for no report. */
+void srcu__stall_fork_prepare(void)
+{
+	pthread_mutex_lock(&stall_fn_lock);
+}
+
+void srcu__stall_fork_parent(void)
+{
+	pthread_mutex_unlock(&stall_fn_lock);
+}
+
+/* The child's only thread took it in prepare: its to release. */
+void srcu__stall_fork_child(void)
+{
+	pthread_mutex_unlock(&stall_fn_lock);
+}
+
 int srcu_set_stall_timeout(struct srcu_struct *sp, unsigned int ms)
 {
 	if (!sp)
@@ -192,14 +213,15 @@ long srcu__stall_deadline(const struct srcu__stall_watch *w)
 
 /* ---- stall reports ---- */
 
-static void default_report(const struct srcu_stall *s)
+/* The default handler's line; name: the domain as messages name it. */
+static void default_report(const struct srcu_stall *s, const char *name)
 {
 	char line[1024];
 	size_t n;
 
 	n = (size_t)snprintf(line, sizeof(line),
 			     "srcu: grace period of domain %s stalled for %.1f s waiting for "
-			     "readers of index %d (report %u):", s->domain, s->waited_s,
+			     "readers of index %d (report %u):", name, s->waited_s,
 			     s->idx, s->report);
 	for (unsigned int i = 0; i < s->nthreads && i < 16 && n < sizeof(line); i++)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s thread %d (%s)",
@@ -217,28 +239,33 @@ static void default_report(const struct srcu_stall *s)
 	srcu__report_warn("%s", line);
 }
 
-/* To the program's handler, or to the default one. */
-static void deliver(const struct srcu_stall *s)
+/* To the program's handler, or to the default one, whose messages name
+ * sp as every message does (quoted; s->domain is bare). */
+static void deliver(struct srcu_struct *sp, const struct srcu_stall *s)
 {
 	void (*fn)(const struct srcu_stall *, void *);
+	char name[SRCU__NAME_LEN];
 	void *arg;
 
 	pthread_mutex_lock(&stall_fn_lock);
 	fn = stall_fn;
 	arg = stall_arg;
 	pthread_mutex_unlock(&stall_fn_lock);
-	if (fn)
+	if (fn) {
 		fn(s, arg);
-	else if (s->dead_pid && s->dead_sections)
+		return;
+	}
+	srcu__report_name(sp, name, sizeof(name));
+	if (s->dead_pid && s->dead_sections)
 		srcu__report_warn("srcu: domain %s: process %d died inside %lu read-side "
 			   "critical section(s); they are treated as ended and its reader "
-			   "slots are free", s->domain, s->dead_pid, s->dead_sections);
+			   "slots are free", name, s->dead_pid, s->dead_sections);
 	else if (s->dead_pid)
 		srcu__report_warn("srcu: domain %s: process %d died attached (outside any "
 			   "read-side critical section); its reader slots are free",
-			   s->domain, s->dead_pid);
+			   name, s->dead_pid);
 	else
-		default_report(s);
+		default_report(s, name);
 }
 
 void srcu__stall_report_dead(struct srcu_struct *sp, int pid, unsigned long sections)
@@ -247,11 +274,11 @@ void srcu__stall_report_dead(struct srcu_struct *sp, int pid, unsigned long sect
 	struct srcu_stall s;
 
 	memset(&s, 0, sizeof(s));
-	s.domain = srcu__report_name(sp, name, sizeof(name));
+	s.domain = srcu__report_bare_name(sp, name, sizeof(name));
 	s.idx = srcu__cur_idx(sp);
 	s.dead_pid = pid;
 	s.dead_sections = sections;
-	deliver(&s);
+	deliver(sp, &s);
 }
 
 static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w,
@@ -263,7 +290,7 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 	struct srcu_stall s;
 
 	memset(&s, 0, sizeof(s));
-	s.domain = srcu__report_name(sp, name, sizeof(name));
+	s.domain = srcu__report_bare_name(sp, name, sizeof(name));
 	s.idx = idx;
 	s.waited_s = (double)(now - (long)load_relaxed(&d->gp_start_ns)) / 1e9;
 	s.report = ++w->report;
@@ -271,7 +298,7 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 	s.threads = th;
 	s.down_readers = load_acquire(&d->down_lock[idx]) - load_acquire(&d->down_unlock[idx]);
 	store_relaxed(&d->stat_stalls, load_relaxed(&d->stat_stalls) + 1);
-	deliver(&s);
+	deliver(sp, &s);
 }
 
 /* ---- deadlock probes ---- */

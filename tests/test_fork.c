@@ -126,10 +126,104 @@ static void test_fork_inside_section(void)
 	CHECK_EQ(cleanup_srcu_struct(&dom), 0);
 }
 
+/*
+ * Bug caught: a cookie of start_poll_synchronize_srcu() still pending at
+ * fork() never completed in the child: its fork handler dropped the
+ * request (gp_seq_needed = gp_seq), and the parent's worker, which runs
+ * polled grace periods, is not in the child.  Here the forking thread's
+ * own section holds the cookie's grace period back across the fork.
+ */
+static void test_fork_polled_cookie(void)
+{
+	unsigned long cookie;
+	pid_t pid;
+	int status, idx;
+
+	if (!CHILD_MAY_SPAWN)
+		return;   /* the child's worker is a thread */
+	REQUIRE(init_srcu_struct(&dom) == 0);
+	idx = srcu_read_lock(&dom);
+	cookie = start_poll_synchronize_srcu(&dom);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		alarm(10);
+		srcu_read_unlock(&dom, idx);
+		/* Polls only: nothing else in the child runs a grace period. */
+		while (!poll_state_synchronize_srcu(&dom, cookie))
+			sleep_ms(1);
+		_exit(0);
+	}
+	srcu_read_unlock(&dom, idx);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+	while (!poll_state_synchronize_srcu(&dom, cookie))   /* the parent's too */
+		sleep_ms(1);
+	while (cleanup_srcu_struct(&dom) == -EBUSY)   /* its worker going idle */
+		sleep_ms(1);
+}
+
+/*
+ * Bug caught: fork() while another thread held the stall handler's lock
+ * (here one that sets the handler over and over) left it held in the
+ * child, whose next stall report then hung.  Each child stalls a grace
+ * period on its own srcu_down_read() section, and the handler ends the
+ * section.
+ */
+static struct srcu_struct stall_dom;
+static int stall_idx, stall_ended, stop_setting;
+
+static void end_stall(const struct srcu_stall *s, void *arg)
+{
+	(void)arg;
+	if (!s->dead_pid && !stall_ended) {
+		stall_ended = 1;
+		srcu_up_read(&stall_dom, stall_idx);
+	}
+}
+
+static void *set_handler_forever(void *arg)
+{
+	(void)arg;
+	while (!flag_get(&stop_setting))
+		srcu_set_stall_handler(end_stall, NULL);
+	return NULL;
+}
+
+static void test_fork_while_handler_set(void)
+{
+	pthread_t t;
+	int i, status = 0;
+
+	REQUIRE(init_srcu_struct_named(&stall_dom, "stall-fork") == 0);
+	REQUIRE(srcu_set_stall_timeout(&stall_dom, 1) == 0);
+	srcu_set_stall_handler(end_stall, NULL);
+	t = spawn(set_handler_forever, NULL);
+	for (i = 0; i < 100 && status == 0; i++) {
+		pid_t pid = fork();
+
+		REQUIRE(pid >= 0);
+		if (pid == 0) {
+			alarm(5);
+			stall_idx = srcu_down_read(&stall_dom);
+			synchronize_srcu(&stall_dom);   /* a stall report ends it */
+			_exit(stall_ended ? 0 : 3);
+		}
+		REQUIRE(waitpid(pid, &status, 0) == pid);
+	}
+	CHECK_EQ(status, 0);
+	flag_set(&stop_setting);
+	join(t);
+	srcu_set_stall_handler(NULL, NULL);
+	CHECK_EQ(cleanup_srcu_struct(&stall_dom), 0);
+}
+
 int main(void)
 {
 	watchdog(60);
 	test_fork_with_reader_and_gp();
 	test_fork_inside_section();
+	test_fork_polled_cookie();
+	test_fork_while_handler_set();
 	return check_report("test_fork");
 }

@@ -226,6 +226,100 @@ static void sync_other_domain_inside_section(void)
 	abort();   /* reached: expected outcome, reported as a clean abort */
 }
 
+/* ---- garbage: an uninitialized malloc()'d srcu_struct ---- */
+
+#include <sys/mman.h>
+
+static struct srcu_struct *garbage(int byte)
+{
+	struct srcu_struct *g = malloc(sizeof(*g));
+
+	REQUIRE(g);
+	memset(g, byte, sizeof(*g));
+	return g;
+}
+
+/* Bug caught: the message about a garbage domain read its garbage name
+ * pointer (SIGSEGV inside the report): it names the address instead. */
+static void sync_garbage(void)
+{
+	synchronize_srcu(garbage(0xa5));
+}
+
+/* The same with words that say "cleaned up": the read side's slow path
+ * reports it, through the same name. */
+static void lock_garbage_dead(void)
+{
+	struct srcu_struct *g = garbage(0xa5);
+
+	g->slot_word = g->lock_word = SRCU__ID_DEAD * SRCU__SLOT_WORDS;
+	srcu_read_lock(g);
+}
+
+/* Can n bytes at p be read?  The kernel's copy says so, not a fault. */
+static bool readable(const void *p, size_t n)
+{
+	int fd[2];
+	bool ok;
+
+	REQUIRE(pipe(fd) == 0);
+	ok = write(fd[1], p, n) == (ssize_t)n;
+	close(fd[0]);
+	close(fd[1]);
+	return ok;
+}
+
+/*
+ * Bug caught: a garbage srcu_struct whose words are near 65535 made the
+ * inline unlock count up to 3 words past this thread's counter table (the
+ * next mapping: perhaps another record's ->next) and read past
+ * srcu__gp_waits[].  The header promises that garbage stays inside the
+ * table: the words just past it must not change.  (With the fence backend
+ * the unlock takes the slow path, which reports the domain by address.)
+ */
+static void unlock_garbage_near_end(void)
+{
+	struct srcu_struct *g = garbage(0xff);
+	unsigned long *end, before[4] = { 0 };
+	bool probe;
+
+	make_named();
+	srcu_read_unlock(&named, srcu_read_lock(&named));   /* the table exists */
+	end = srcu__slots ? (unsigned long *)srcu__slots + SRCU__TABLE_WORDS : NULL;
+	probe = end && readable(end, sizeof(before));
+	if (probe)
+		memcpy(before, end, sizeof(before));
+	srcu_read_unlock(g, 0);
+	srcu_read_unlock(g, 1);
+	if (probe && memcmp(before, end, sizeof(before)) != 0) {
+		fprintf(stderr, "the unlock wrote past the thread's counter table\n");
+		_exit(1);
+	}
+	fprintf(stderr, "nothing written past the table\n");
+	abort();
+}
+
+/* Bug caught: an unlock given the other section's index was reported as
+ * an unlock without a lock, with no hint at the likelier mistake. */
+static void unlock_other_index(void)
+{
+	int idx;
+
+	make_named();
+	idx = srcu_read_lock(&named);
+	srcu_read_unlock(&named, idx ^ 1);
+	synchronize_srcu(&named);           /* the scan reports it (membarrier) */
+}
+
+/* Bug caught: srcu_barrier() inside a section of its domain returned when
+ * no callback was pending: a latent deadlock the docs say aborts. */
+static void barrier_inside_section_idle(void)
+{
+	make_named();
+	srcu_read_lock(&named);
+	srcu_barrier(&named);
+}
+
 int main(void)
 {
 	watchdog(100);
@@ -263,5 +357,15 @@ int main(void)
 	CHECK(dies_saying(unlock_with_other_index, "without a matching srcu_read_lock()",
 			  "'misuse-domain'", NULL));
 	CHECK(dies_saying(up_read_with_other_index, "srcu_up_read()", "'misuse-domain'", NULL));
+	CHECK(dies_saying(sync_garbage, "never initialized", "srcu_struct@0x", NULL));
+	CHECK(dies_saying(lock_garbage_dead, "after cleanup_srcu_struct()", "srcu_struct@0x",
+			  NULL));
+	CHECK(dies_saying(unlock_garbage_near_end,
+			  strcmp(srcu_backend(), "fence") ? "nothing written past the table" :
+			  "srcu_struct@0x", NULL));
+	CHECK(dies_saying(unlock_other_index, "without a matching srcu_read_lock()",
+			  "other section's index", "'misuse-domain'", NULL));
+	CHECK(dies_saying(barrier_inside_section_idle, "srcu_barrier()",
+			  "inside a read-side section", "'misuse-domain'", NULL));
 	return check_report("test_misuse");
 }

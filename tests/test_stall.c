@@ -84,7 +84,8 @@ static void test_reports_and_backoff(void)
 
 	stall_recorded(&d, "stall-dom", 40, 400, &w);
 	CHECK(w.n >= 1);
-	CHECK(strstr(w.domain, "stall-dom") != NULL);
+	/* Bug caught: the name came with quotes ("'stall-dom'"). */
+	CHECK(strcmp(w.domain, "stall-dom") == 0);
 	for (int i = 0; i < w.n; i++) {
 		double t = 0.040 * ((1 << (i + 1)) - 1);
 

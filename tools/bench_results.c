@@ -37,6 +37,53 @@ double lookup(const char *figure, const char *peer, const char *metric)
 	return r ? r->value : 0;
 }
 
+int recorded(const char *figure, const char *peer, const char *metric)
+{
+	return find(figure, peer, metric) != NULL;
+}
+
+/* ---- figures' outcomes ---- */
+
+static enum figure_state figures[BENCH_FIGURES + 1];
+static char figure_whys[BENCH_FIGURES + 1][160];
+
+static int figure_ok(int n)
+{
+	return n >= 1 && n <= BENCH_FIGURES;
+}
+
+void figure_ran(int n)
+{
+	if (figure_ok(n) && figures[n] != FIGURE_FAILED)
+		figures[n] = FIGURE_RAN;
+}
+
+void figure_failed(int n, const char *why)
+{
+	if (!figure_ok(n))
+		return;
+	figures[n] = FIGURE_FAILED;
+	snprintf(figure_whys[n], sizeof(figure_whys[n]), "%s", why);
+}
+
+void figure_skipped(int n)
+{
+	if (figure_ok(n) && figures[n] != FIGURE_FAILED)
+		figures[n] = FIGURE_NOT_RUN;
+}
+
+enum figure_state figure_state(int n)
+{
+	return figure_ok(n) ? figures[n] : FIGURE_NOT_RUN;
+}
+
+const char *figure_why(int n)
+{
+	return figure_ok(n) ? figure_whys[n] : "";
+}
+
+static const char *const state_name[] = { "not-run", "ran", "failed" };
+
 void write_json(const char *path, int cpus, const char *backend, int quick)
 {
 	FILE *f = fopen(path, "w");
@@ -46,7 +93,11 @@ void write_json(const char *path, int cpus, const char *backend, int quick)
 		return;
 	}
 	fprintf(f, "{\n  \"machine\": {\"cpus\": %d, \"backend\": \"%s\", \"quick\": %s},\n"
-		"  \"results\": [\n", cpus, backend, quick ? "true" : "false");
+		"  \"figures\": {", cpus, backend, quick ? "true" : "false");
+	for (int n = 1; n <= BENCH_FIGURES; n++)
+		fprintf(f, "\"%d\": \"%s\"%s", n, state_name[figures[n]],
+			n < BENCH_FIGURES ? ", " : "},\n");
+	fprintf(f, "  \"results\": [\n");
 	for (int i = 0; i < nresults; i++)
 		fprintf(f, "    {\"figure\": \"%s\", \"peer\": \"%s\", \"metric\": \"%s\", "
 			"\"value\": %.6g, \"unit\": \"%s\"}%s\n", results[i].figure, results[i].peer,

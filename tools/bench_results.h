@@ -17,11 +17,26 @@ void record(const char *figure, const char *peer, const char *metric, double val
 	    const char *unit);
 /* The value recorded, or 0. */
 double lookup(const char *figure, const char *peer, const char *metric);
+/* Was it recorded? */
+int recorded(const char *figure, const char *peer, const char *metric);
 
 /* A series' colour, by its number: 12 that a reader tells apart (the
  * default cycle of 8 gave two peers one colour). */
 #define BENCH_COLORS "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b " \
 	"#e377c2 #7f7f7f #bcbd22 #17becf #000000 #ffd700"
+
+/* Each figure's outcome (1 to BENCH_FIGURES): a failed one makes the run
+ * exit non-zero, and the SUMMARY says "failed" or "not-run" for its
+ * values instead of zeros. */
+#define BENCH_FIGURES 11
+enum figure_state { FIGURE_NOT_RUN, FIGURE_RAN, FIGURE_FAILED };
+void figure_ran(int n);
+/* Figure n failed: why (copied) is said on its FAILED line. */
+void figure_failed(int n, const char *why);
+/* Figure n could not run here (not a failure: a missing facility). */
+void figure_skipped(int n);
+enum figure_state figure_state(int n);
+const char *figure_why(int n);
 
 void write_json(const char *path, int cpus, const char *backend, int quick);
 void write_csv(const char *path);

@@ -150,7 +150,11 @@ static int reap(pid_t pid)
 	int st = 0;
 
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		char why[96];
+
 		printf("(11) the second process failed (status %#x): figure 11 stops here\n", st);
+		snprintf(why, sizeof(why), "the second process failed (status %#x)", st);
+		figure_failed(11, why);
 		return -1;
 	}
 	return 0;
@@ -331,6 +335,7 @@ static int setup_ctl(void)
 	ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (ctl == MAP_FAILED) {
 		printf("(11) skipped: mmap: %s\n", strerror(errno));
+		figure_skipped(11);
 		return -1;
 	}
 	pthread_rwlockattr_init(&a);
@@ -374,6 +379,7 @@ void figure_shared(int quick)
 		return;
 	if ((err = setup_shared()) != 0) {
 		printf("(11) skipped: no shared domain here: %s\n", strerror(-err));
+		figure_skipped(11);
 		teardown_ctl();
 		return;
 	}
@@ -424,8 +430,13 @@ void figure_shared(int quick)
 	record("shared", shared_row_name[SHARED], "read_pair_vs_private_min", ratio[0], "x");
 	record("shared", shared_row_name[SHARED], "read_pair_vs_private_max", ratio[rounds - 1], "x");
 out:
-	if ((err = srcu_shared_detach(shared_domain)) != 0)
+	if ((err = srcu_shared_detach(shared_domain)) != 0) {
+		char why[96];
+
 		printf("(11) srcu_shared_detach: %s\n", strerror(-err));
+		snprintf(why, sizeof(why), "srcu_shared_detach: %s", strerror(-err));
+		figure_failed(11, why);
+	}
 	teardown_ctl();
 }
 

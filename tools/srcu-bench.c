@@ -21,7 +21,12 @@
  * and a PTHREAD_PROCESS_SHARED rwlock, with two processes.  Every
  * figure is also a row of --json/--csv; --plot draws a PNG per figure and
  * unit (min-max error bars) and the latency CDF, with gnuplot.
- * The last line is a greppable SUMMARY.
+ * The last line is a greppable SUMMARY: a value, or "failed" or
+ * "not-run" for a figure that failed or did not run ("n/a": a peer not
+ * built), then failed= and not_run=, lists of figures or "none".  A
+ * failed figure also gets a FAILED line, and the run exits 1.
+ * SRCU_BENCH_FAIL=LIST (figure numbers, as --only) makes those figures
+ * fail at their start: for the test of that reporting (bench_check).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -69,14 +74,11 @@ static int quick;
 static void missing_peer_rows(void);
 static const char *only;   /* --only: figure numbers to run, e.g. "1,4" */
 
-/* Is figure n selected?  All are, without --only (a comma-separated
- * list: "1,4,10"). */
-static int wanted(int n)
+/* Is n in the comma-separated list p ("1,4,10")? */
+static int listed(const char *p, int n)
 {
-	const char *p = only;
-
 	if (!p)
-		return 1;
+		return 0;
 	while (*p) {
 		char *end;
 		long v = strtol(p, &end, 10);
@@ -88,6 +90,27 @@ static int wanted(int n)
 		p = *end ? end + 1 : end;
 	}
 	return 0;
+}
+
+/* Is figure n selected?  All are, without --only. */
+static int wanted(int n)
+{
+	return !only || listed(only, n);
+}
+
+/* Figure n is selected and starts now (its outcome "ran" unless it says
+ * otherwise), or fails at once if SRCU_BENCH_FAIL names it. */
+static int begin_figure(int n)
+{
+	if (!wanted(n))
+		return 0;
+	if (listed(getenv("SRCU_BENCH_FAIL"), n)) {
+		printf("\n(%d) fails: SRCU_BENCH_FAIL names it\n", n);
+		figure_failed(n, "injected by SRCU_BENCH_FAIL");
+		return 0;
+	}
+	figure_ran(n);
+	return 1;
 }
 static int ncpu;
 static const char *self_path;
@@ -1018,6 +1041,93 @@ static void sanity_warnings(void)
 	}
 }
 
+/* ---- the SUMMARY ---- */
+
+/* A SUMMARY value: the figure that makes it, and where it is recorded. */
+struct summary_field {
+	const char *key, *fmt;
+	int figure;
+	const char *fig, *peer, *metric;
+};
+
+static const struct summary_field summary_fields[] = {
+	{ "read_pair_ns", "%.2f", 1, "read_pair", "libsrcu", "ns_1thread" },
+	{ "memb_read_pair_ns", "%.2f", 1, "read_pair", "urcu-memb", "ns_1thread" },
+	{ "floor_ns", "%.2f", 1, "read_pair", "tls-counter", "ns_1thread" },
+	{ "read_under_updates_x", "%.2f", 2, "read_pair_under_updates", "libsrcu", "vs_idle" },
+	{ "exp_idle_p50_us", "%.2f", 3, "gp_latency", "libsrcu-exp", "idle_p50" },
+	{ "memb_idle_p50_us", "%.2f", 3, "gp_latency", "urcu-memb", "idle_p50" },
+	{ "tput4_over_tput1", "%.2f", 4, "throughput", "libsrcu", "calls_per_s_4_over_1" },
+	{ "wake_p50_us", "%.1f", 5, "wakeup", "libsrcu", "p50" },
+	{ "isolation_ms", "%.3f", 6, "isolation", "libsrcu", "sync_ms" },
+	{ "shared_read_x", "%.2f", 11, "shared", "libsrcu-shared", "read_pair_vs_private" },
+};
+#define NSUMMARY (sizeof(summary_fields) / sizeof(summary_fields[0]))
+
+/* " key=" and the figure's value, or what became of the figure. */
+static void print_field(const struct summary_field *f)
+{
+	enum figure_state st = figure_state(f->figure);
+
+	printf(" %s=", f->key);
+	if (st == FIGURE_FAILED)
+		printf("failed");
+	else if (st == FIGURE_NOT_RUN)
+		printf("not-run");
+	else if (!recorded(f->fig, f->peer, f->metric))
+		printf("n/a");   /* a peer this build lacks */
+	else
+		printf(f->fmt, lookup(f->fig, f->peer, f->metric));
+}
+
+/* " name=" and the figures in state st, or "none". */
+static void print_figures(const char *name, enum figure_state st)
+{
+	int any = 0;
+
+	printf(" %s=", name);
+	for (int n = 1; n <= BENCH_FIGURES; n++)
+		if (figure_state(n) == st)
+			printf("%s%d", any++ ? "," : "", n);
+	if (!any)
+		printf("none");
+}
+
+/* The SUMMARY's ratio of two results, where both were measured. */
+static void record_derived(void)
+{
+	double t1 = lookup("throughput", "libsrcu", "calls_per_s_1");
+
+	if (t1 > 0 && recorded("throughput", "libsrcu", "calls_per_s_4"))
+		record("throughput", "libsrcu", "calls_per_s_4_over_1",
+		       lookup("throughput", "libsrcu", "calls_per_s_4") / t1, "x");
+}
+
+static int failures(void)
+{
+	int k = 0;
+
+	for (int n = 1; n <= BENCH_FIGURES; n++)
+		k += figure_state(n) == FIGURE_FAILED;
+	return k;
+}
+
+/* A FAILED line for each failed figure, then the SUMMARY. */
+static void print_summary(void)
+{
+	if (failures())
+		printf("\n");
+	for (int n = 1; n <= BENCH_FIGURES; n++)
+		if (figure_state(n) == FIGURE_FAILED)
+			printf("FAILED: figure %d: %s\n", n, figure_why(n));
+	printf("\nSUMMARY");
+	for (size_t i = 0; i < NSUMMARY; i++)
+		print_field(&summary_fields[i]);
+	print_figures("failed", FIGURE_FAILED);
+	print_figures("not_run", FIGURE_NOT_RUN);
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	const char *json = NULL, *csv = NULL, *plot = NULL;
@@ -1073,52 +1183,44 @@ int main(int argc, char **argv)
 	init_srcu_struct(&dom_a);
 	init_srcu_struct(&dom_b);
 	print_machine();
-	if (callgrind && wanted(1))
-		measure_instructions();
-	if (wanted(1))
+	if (begin_figure(1)) {
+		if (callgrind)
+			measure_instructions();
 		figure_read_cost();
-	if (wanted(2))
+	}
+	if (begin_figure(2))
 		figure_read_cost_under_updates();
-	if (wanted(3))
+	if (begin_figure(3))
 		figure_gp_latency();
-	if (wanted(4))
+	if (begin_figure(4))
 		figure_throughput();
-	if (wanted(5))
+	if (begin_figure(5))
 		figure_wakeup();
-	if (wanted(6))
+	if (begin_figure(6))
 		figure_isolation();
-	if (wanted(7))
+	if (begin_figure(7))
 		figure_scaling();
-	if (wanted(8))
+	if (begin_figure(8))
 		figure_call();
-	if (wanted(9))
+	if (begin_figure(9))
 		figure_machine(quick);
 #ifdef HAVE_SRCU_URCU
-	if (wanted(10))
+	if (begin_figure(10))
 		figure_lfht(quick, ncpu);
 #endif
-	if (callgrind && wanted(11))
-		measure_shared_instructions();
-	if (wanted(11))
+	if (begin_figure(11)) {
+		if (callgrind)
+			measure_shared_instructions();
 		figure_shared(quick);
+	}
 	sanity_warnings();
+	record_derived();
 	if (json)
 		write_json(json, ncpu, srcu_backend(), quick);
 	if (csv)
 		write_csv(csv);
 	if (plot)
 		write_plots(plot);
-	printf("\nSUMMARY read_pair_ns=%.2f memb_read_pair_ns=%.2f floor_ns=%.2f "
-	       "read_under_updates_x=%.2f exp_idle_p50_us=%.2f memb_idle_p50_us=%.2f "
-	       "tput4_over_tput1=%.2f wake_p50_us=%.1f isolation_ms=%.3f shared_read_x=%.2f\n",
-	       lookup("read_pair", "libsrcu", "ns_1thread"), lookup("read_pair", "urcu-memb", "ns_1thread"),
-	       lookup("read_pair", "tls-counter", "ns_1thread"),
-	       lookup("read_pair_under_updates", "libsrcu", "vs_idle"),
-	       lookup("gp_latency", "libsrcu-exp", "idle_p50"),
-	       lookup("gp_latency", "urcu-memb", "idle_p50"),
-	       lookup("throughput", "libsrcu", "calls_per_s_4") /
-	       lookup("throughput", "libsrcu", "calls_per_s_1"),
-	       lookup("wakeup", "libsrcu", "p50"), lookup("isolation", "libsrcu", "sync_ms"),
-	       lookup("shared", "libsrcu-shared", "read_pair_vs_private"));
-	return 0;
+	print_summary();
+	return failures() ? 1 : 0;
 }

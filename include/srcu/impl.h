@@ -57,13 +57,19 @@ struct srcu__slot {
  * word id * SRCU__SLOT_WORDS of a thread's table, lock[idx] is word +idx,
  * unlock[idx] word +2+idx.  Words below SRCU__WORD_FIRST belong to the
  * sentinel ids and send the fast path to the slow path.  The domain holds
- * its words in 16 bits, so that even a garbage srcu_struct can only name a
- * word inside the table (hence 16384 ids). */
+ * its words in 16 bits, so that even a garbage srcu_struct stays inside
+ * the table (hence 16384 ids): its words are below 65536, an unlock
+ * counts at most 3 words past its word (word 65538) and reads
+ * srcu__gp_waits[] at most 1 past (65536).  So the table, and
+ * srcu__gp_waits[], end with a spill slot that no id names, where only
+ * such garbage counts land: no test on the fast path. */
 #define SRCU__SLOT_WORDS  4u
 #define SRCU__WORD_FIRST  (SRCU__ID_FIRST * SRCU__SLOT_WORDS)
+#define SRCU__TABLE_WORDS ((SRCU__MAX_IDS + 1) * SRCU__SLOT_WORDS)
 
-/* This thread's counters, indexed by domain id: a 512 KiB reservation of
- * which only the pages of ids the thread uses get memory.  NULL until the
+/* This thread's counters, indexed by domain id (SRCU__TABLE_WORDS words):
+ * a 516 KiB reservation of which only the pages of ids the thread uses get
+ * memory.  NULL until the
  * thread's first read-side section, and always NULL with the fence
  * backend (whose readers take the out-of-line path).  Initial-exec TLS:
  * one %fs-relative load, also from programs linked against libsrcu.so. */
@@ -77,7 +83,7 @@ SRCU__API extern __thread struct srcu__slot *srcu__slots
  * sleeps on that index, [id*4 + 2] the futex word each waking reader
  * bumps. */
 #define SRCU__WAIT_SEQ    2u
-SRCU__API extern unsigned int srcu__gp_waits[SRCU__MAX_IDS * SRCU__SLOT_WORDS];
+SRCU__API extern unsigned int srcu__gp_waits[SRCU__TABLE_WORDS];
 
 /* ---------------------------------------------------------------------- */
 /* The domain.                                                            */

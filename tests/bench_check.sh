@@ -1,0 +1,31 @@
+#!/bin/sh
+# bench_check.sh SRCU_BENCH: srcu-bench reports a figure that fails.  A
+# failure is injected into figure 9 (the cheapest, well under a second)
+# with SRCU_BENCH_FAIL, the test-only switch: the run must exit non-zero,
+# name the figure on a FAILED line, and its SUMMARY must say which figures
+# failed or did not run instead of printing zeros for them.  A clean run
+# of the same figure exits 0 and says "failed=none".
+# Bug caught: `make bench` exited 0 when figure 11 stopped ("figure 11
+# stops here"), and the SUMMARY printed 0.00 for every figure not run.
+set -u
+bench=$1
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+fails=0
+fail() { echo "bench_check: $*"; fails=$((fails + 1)); }
+summary() { grep '^SUMMARY ' "$out"; }
+
+SRCU_BENCH_FAIL=9 "$bench" --quick --no-callgrind --only 9 >"$out" 2>&1
+rc=$?
+[ $rc -ne 0 ] || fail "a failed figure 9: exit status 0"
+grep -q '^FAILED: figure 9' "$out" || fail "no 'FAILED: figure 9' line"
+summary | grep -q ' failed=9\( \|$\)' || fail "SUMMARY lacks failed=9: $(summary)"
+summary | grep -q ' read_pair_ns=not-run' || fail "SUMMARY: figure 1 not run, yet: $(summary)"
+summary | grep -Eq '=(0\.0+|-?nan)( |$)' && fail "SUMMARY prints zeros: $(summary)"
+
+"$bench" --quick --no-callgrind --only 9 >"$out" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { fail "a clean figure 9: exit status $rc"; cat "$out"; }
+summary | grep -q ' failed=none' || fail "clean run, SUMMARY lacks failed=none: $(summary)"
+
+[ $fails -eq 0 ] && echo "bench_check: PASS" || { sed 's/^/  | /' "$out" | tail -5; exit 1; }
