@@ -75,13 +75,13 @@ static bool probe_string(const char *p, char *buf, size_t len)
 static const char *name_of(const struct srcu_struct *sp, char *buf, size_t len, bool quoted)
 {
 	const char *n = load_relaxed(&sp->name);
-	const char *pad = (const char *)sp->srcu__pad;
+	const char *pad = (const char *)sp->srcu__name_buf;
 	char copy[SRCU__NAME_LEN - 2];   /* room for the quotes */
 
 	if (n && probe_string(n, copy, sizeof(copy)))
 		n = copy;
 	else if (!n && srcu__id_of(sp) >= SRCU__SHARED_ID_FIRST &&
-		 printable(pad, sizeof(sp->srcu__pad)))   /* a shared domain's, in its file */
+		 printable(pad, sizeof(sp->srcu__name_buf)))   /* a shared domain's, in its file */
 		n = pad;
 	else
 		n = NULL;

@@ -232,7 +232,7 @@ static void format(struct srcu__shm_header *h, unsigned int slots, unsigned int 
 	sp->lock_word = w;
 	sp->name = NULL;   /* a pointer would mean another thing in each process */
 	if (name)
-		strncpy((char *)sp->srcu__pad, name, sizeof(sp->srcu__pad) - 1);
+		strncpy((char *)sp->srcu__name_buf, name, sizeof(sp->srcu__name_buf) - 1);
 	memcpy(&magic, SRCU__SHM_MAGIC, sizeof(magic));
 	/* Release: pairs with the acquire in srcu_shared_attach(): an
 	 * attacher that sees the magic sees the header and domain. */

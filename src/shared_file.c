@@ -431,7 +431,7 @@ int srcu__shm_map_slot(unsigned int b, void *page)
 		return -1;
 	if (map_slot_page(b, (unsigned int)i, page) == MAP_FAILED)
 		srcu__report_fatal("cannot map reader slot %d of shared domain '%.47s': %s", i,
-			    srcu__shm_domain(b)->srcu__pad, strerror(errno));
+			    srcu__shm_domain(b)->srcu__name_buf, strerror(errno));
 	/* R (shared): pairs with S or A before a check reads slots_high:
 	 * either the check sums this slot, or the section this slot is
 	 * mapped for sees everything published before the check began. */

@@ -100,7 +100,9 @@ struct srcu_struct {
 	unsigned int srcu__reserved;
 	const char *name;        /* used in every message; may be NULL */
 
-	unsigned char srcu__pad[64 - 16];
+	/* A shared domain's name, kept in its file (name would point into
+	 * one process's memory); unused by private domains. */
+	unsigned char srcu__name_buf[64 - 16];
 
 	/* Everything else is private (src/layout.h): the update side, three
 	 * groups a cache line each, from the domain's second line.  Fixed
