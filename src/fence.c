@@ -11,9 +11,9 @@
  * own interrupt and queue behind each other, whether they share a domain
  * or not.  Here they share, by the rule gp_seq uses for grace periods:
  *
- *   seq counts membarriers: count << 1, low bit set while one runs.
- *   A caller fences (FS), reads seq, and needs the end of the first
- *   membarrier that begins after that read: s = (seq + 3) & ~1.  It
+ *   seq counts membarriers (internal.h's sequence numbers; state 1 while
+ *   one runs).  A caller fences (FS), reads seq, and needs the end of the
+ *   first membarrier that begins after that read: srcu__seq_snap().  It
  *   returns once seq >= s.  Whoever holds the lock runs membarriers until
  *   its own s is reached; the others wait for it, spinning briefly, then
  *   on a futex, and take the lock over if it is free and they are not
@@ -47,7 +47,7 @@ long srcu__fence_patience_ns = 1000 * 1000L;   /* tests may lengthen it */
 /* One service per kind of membarrier: the process's own (private), and
  * the global one for shared domains.  Its words are this process's. */
 struct service {
-	unsigned long seq;        /* count << 1 | running */
+	unsigned long seq;        /* count, state RUNNING while one runs */
 	unsigned long lock;       /* 0 free, 1: a caller runs membarriers */
 	unsigned int event;       /* futex word: bumped when one ends */
 	unsigned int sleepers;    /* callers asleep on event */
@@ -58,9 +58,11 @@ struct service {
 
 static struct service private_fs, global_fs = { .global = true };
 
+#define RUNNING 1ul   /* seq's state while a membarrier runs */
+
 static bool seq_reached(struct service *fs, unsigned long s)
 {
-	return ULONG_CMP_GE(load_acquire(&fs->seq), s);
+	return srcu__seq_done(load_acquire(&fs->seq), s);
 }
 
 /* Pairs with the sleepers' increment-then-sleep in wait_fence(). */
@@ -85,7 +87,7 @@ static void run_fences(struct service *fs, unsigned long s)
 	unsigned long seq;
 
 	while (ULONG_CMP_LT(seq = load_relaxed(&fs->seq), s)) {
-		store_relaxed(&fs->seq, seq + 1);
+		store_relaxed(&fs->seq, seq + RUNNING);
 		/* FM: pairs with FS in srcu__fence_heavy(): the "running" store
 		 * before the membarrier, so that a caller whose read of seq did
 		 * not see it (and so counts on this membarrier) issued every
@@ -94,7 +96,7 @@ static void run_fences(struct service *fs, unsigned long s)
 		issue_membarrier(fs);
 		/* Release: pairs with the acquire in seq_reached(): a caller
 		 * that sees the end sees it after every thread's fence. */
-		store_release(&fs->seq, seq + 2);
+		store_release(&fs->seq, srcu__seq_end(seq));
 		event_bump(fs);
 	}
 }
@@ -135,9 +137,9 @@ static void fence_heavy(struct service *fs)
 	 * the membarrier it waits for begins after them and carries them to
 	 * every thread's fence point (doc/design.md, "The fence service"). */
 	srcu__smp_mb();
-	s = (load_relaxed(&fs->seq) + 3) & ~1ul;
-	if (SRCU__BUSTED(EARLYFENCE))
-		s = (load_relaxed(&fs->seq) + 2) & ~1ul;   /* the one in flight */
+	s = srcu__seq_snap(load_relaxed(&fs->seq));
+	if (SRCU__BUSTED(EARLYFENCE))   /* the one in flight */
+		s = srcu__seq_end(load_relaxed(&fs->seq));
 	__atomic_fetch_add(&fs->requests, 1, __ATOMIC_RELAXED);
 	for (;;) {
 		unsigned int ev = load_acquire(&fs->event);
@@ -198,7 +200,7 @@ void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests)
  * are gone. */
 static void service_fork_child(struct service *fs)
 {
-	fs->seq &= ~1ul;
+	fs->seq = srcu__seq_idle(fs->seq);
 	fs->lock = 0;
 	fs->sleepers = 0;
 }

@@ -40,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SEQ_STATE_MASK 3ul
+/* gp_seq's states (internal.h's sequence numbers). */
 #define SEQ_SCAN1      1ul
 #define SEQ_SCAN2      2ul
 
@@ -481,7 +481,7 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 	unsigned long seq = load_relaxed(&d->gp_seq);
-	bool exp = ULONG_CMP_GE(load_relaxed(&d->gp_exp_needed), seq + 4);
+	bool exp = srcu__seq_done(load_relaxed(&d->gp_exp_needed), srcu__seq_end(seq));
 	long start = now_ns();
 	unsigned int idle;
 	int idx;
@@ -506,7 +506,7 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 	}
 	/* Release pairs with the acquire in seq_done(): a caller that sees
 	 * the GP ended is ordered after the scans' fences. */
-	store_release(&d->gp_seq, seq + 4);
+	store_release(&d->gp_seq, srcu__seq_end(seq));
 	gp_event_bump(sp);
 	stat_gp_time(sp, (unsigned long)(now_ns() - start));
 }
@@ -515,13 +515,13 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 
 static bool seq_done(struct srcu_struct *sp, unsigned long s)
 {
-	return ULONG_CMP_GE(load_acquire(&srcu__dom(sp)->gp_seq), s);
+	return srcu__seq_done(load_acquire(&srcu__dom(sp)->gp_seq), s);
 }
 
 /* gp_seq once a GP that starts after now has ended. */
 static unsigned long seq_snap(struct srcu_struct *sp)
 {
-	return (load_acquire(&srcu__dom(sp)->gp_seq) + 2 * SEQ_STATE_MASK + 1) & ~SEQ_STATE_MASK;
+	return srcu__seq_snap(load_acquire(&srcu__dom(sp)->gp_seq));
 }
 
 static void seq_request(unsigned long *needed, unsigned long s)
@@ -590,7 +590,7 @@ static bool take_over(struct srcu_struct *sp)
 		return false;
 	store_relaxed(srcu__gp_waiting(id, 0), 0);
 	store_relaxed(srcu__gp_waiting(id, 1), 0);
-	store_release(&d->gp_seq, load_relaxed(&d->gp_seq) & ~SEQ_STATE_MASK);
+	store_release(&d->gp_seq, srcu__seq_idle(load_relaxed(&d->gp_seq)));
 	recover_dead(sp);
 	return true;
 }
@@ -854,7 +854,7 @@ void srcu__gp_fork_child(struct srcu_struct *sp)
 	d->users = inside_count(sp);   /* the other threads' calls are gone */
 	*srcu__gp_waiting(id, 0) = 0;
 	*srcu__gp_waiting(id, 1) = 0;
-	d->gp_seq &= ~3ul;
+	d->gp_seq = srcu__seq_idle(d->gp_seq);
 	d->gp_seq_needed = d->gp_seq;
 	d->gp_exp_needed = d->gp_seq;
 }
@@ -887,7 +887,7 @@ bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie)
 
 	srcu__gp_enter(sp, "poll_state_synchronize_srcu");
 	if (SRCU__BUSTED(EARLYPOLL))
-		cookie -= 4;
+		cookie -= SRCU__SEQ_ONE;   /* one grace period early */
 	done = seq_done(sp, cookie);
 	if (done) {
 		/* F, as at the end of synchronize(): what the caller does next
@@ -918,5 +918,5 @@ unsigned long srcu_batches_completed(struct srcu_struct *sp)
 {
 	if (!sp)
 		srcu__report_fatal("srcu_batches_completed() called with a NULL domain");
-	return load_acquire(&srcu__dom(sp)->gp_seq) >> 2;
+	return srcu__seq_count(load_acquire(&srcu__dom(sp)->gp_seq));
 }

@@ -107,6 +107,43 @@ static inline void srcu__hb_gp_end(unsigned int id)
 #define ULONG_CMP_GE(a, b) ((long)((a) - (b)) >= 0)
 #define ULONG_CMP_LT(a, b) ((long)((a) - (b)) < 0)
 
+/* Sequence numbers of runs (grace periods in gp.c's gp_seq, membarriers
+ * in fence.c's seq), the kernel's rcu_seq scheme: the count of runs ended
+ * above SRCU__SEQ_STATE_BITS bits of state, 0 while idle.  A caller's
+ * snapshot is the value once a run that starts after now has ended. */
+#define SRCU__SEQ_STATE_BITS 2
+#define SRCU__SEQ_STATE_MASK ((1ul << SRCU__SEQ_STATE_BITS) - 1)
+#define SRCU__SEQ_ONE        (1ul << SRCU__SEQ_STATE_BITS)   /* one run */
+
+/* Runs ended. */
+static inline unsigned long srcu__seq_count(unsigned long s)
+{
+	return s >> SRCU__SEQ_STATE_BITS;
+}
+
+/* The value once the run s is in (or the next, if idle) has ended. */
+static inline unsigned long srcu__seq_end(unsigned long s)
+{
+	return (s | SRCU__SEQ_STATE_MASK) + 1;
+}
+
+/* The value once a run that begins after s was read has ended. */
+static inline unsigned long srcu__seq_snap(unsigned long s)
+{
+	return (s + 2 * SRCU__SEQ_STATE_MASK + 1) & ~SRCU__SEQ_STATE_MASK;
+}
+
+/* s with its run abandoned (a fork child, a dead runner): idle again. */
+static inline unsigned long srcu__seq_idle(unsigned long s)
+{
+	return s & ~SRCU__SEQ_STATE_MASK;
+}
+
+static inline bool srcu__seq_done(unsigned long cur, unsigned long snap)
+{
+	return ULONG_CMP_GE(cur, snap);
+}
+
 /* ---- report.c ---- */
 
 #define SRCU__NAME_LEN 96
