@@ -126,6 +126,16 @@ static void wait_fence(struct service *fs, unsigned long s, unsigned int ev, lon
 	__atomic_fetch_sub(&fs->sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
+/* The seq value that serves a caller who read seq: the end of the first
+ * membarrier that begins after the read.  (srcu-torture's broken flavour
+ * accepts the one in flight.) */
+static unsigned long needed(unsigned long seq)
+{
+	if (SRCU__BUSTED(EARLYFENCE))
+		return srcu__seq_end(seq);
+	return srcu__seq_snap(seq);
+}
+
 static void fence_heavy(struct service *fs)
 {
 	unsigned long s;
@@ -137,9 +147,7 @@ static void fence_heavy(struct service *fs)
 	 * the membarrier it waits for begins after them and carries them to
 	 * every thread's fence point (doc/design.md, "The fence service"). */
 	srcu__smp_mb();
-	s = srcu__seq_snap(load_relaxed(&fs->seq));
-	if (SRCU__BUSTED(EARLYFENCE))   /* the one in flight */
-		s = srcu__seq_end(load_relaxed(&fs->seq));
+	s = needed(load_relaxed(&fs->seq));
 	__atomic_fetch_add(&fs->requests, 1, __ATOMIC_RELAXED);
 	for (;;) {
 		unsigned int ev = load_acquire(&fs->event);

@@ -293,11 +293,9 @@ static void check_unlocks(struct srcu_struct *sp, int idx)
 
 /* ---- reader checks ---- */
 
-/* Fence A, between a check's unlock sums and its lock sums. */
-static void check_fence(struct srcu_struct *sp, const struct srcu__scan *scan)
+/* Fence A itself: who must execute a full fence for this check. */
+static void fence_a(const struct srcu__scan *scan)
 {
-	struct srcu__domain *d = srcu__dom(sp);
-
 	/*
 	 * A: pairs with B and C in srcu_read_lock()/srcu_read_unlock().  A
 	 * reader whose unlock we counted has its lock counted below (the
@@ -308,14 +306,21 @@ static void check_fence(struct srcu_struct *sp, const struct srcu__scan *scan)
 	 * the unlock sum saw it free fences in my_record() (pairing with
 	 * this fence), and the caller is ordered by its own program order.
 	 */
-	if (SRCU__BUSTED(NOFENCE))
-		;
-	else if (scan->shared)
+	if (scan->shared)
 		srcu__fence_heavy_global();   /* A: readers in every process */
 	else if (scan->others)
 		srcu__fence_heavy();
 	else
 		srcu__smp_mb();
+}
+
+/* Between a check's unlock sums and its lock sums. */
+static void check_fence(struct srcu_struct *sp, const struct srcu__scan *scan)
+{
+	struct srcu__domain *d = srcu__dom(sp);
+
+	if (!SRCU__BUSTED(NOFENCE))   /* srcu-torture's broken flavour skips it */
+		fence_a(scan);
 	if (load_relaxed(&d->gp_heavy) != scan->others)
 		store_relaxed(&d->gp_heavy, scan->others);
 	stat_inc(&d->stat_checks);
