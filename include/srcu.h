@@ -166,6 +166,7 @@ bool srcu_shared(struct srcu_struct *sp);
  * then again after 3x, 7x, ... (doubling intervals): 0, -EINVAL. */
 int srcu_set_stall_timeout(struct srcu_struct *sp, unsigned int ms);
 
+#define SRCU_STALL_THREADS 16u         /* threads a report names at most */
 struct srcu_stall_thread {
 	int tid;                      /* kernel thread id */
 	char name[16];                /* its name (/proc), "" if unknown */
@@ -177,7 +178,7 @@ struct srcu_stall {
 	double waited_s;              /* since the grace period began */
 	unsigned int report;          /* 1 for the first report of this stall */
 	unsigned int nthreads;        /* threads holding sections of idx */
-	const struct srcu_stall_thread *threads;  /* the first (up to 16) */
+	const struct srcu_stall_thread *threads;  /* the first SRCU_STALL_THREADS */
 	unsigned long down_readers;   /* srcu_down_read() sections on idx */
 	/* Shared domains: nonzero when this is not a stall but a recovery:
 	 * process dead_pid died, and its dead_sections open sections were

@@ -146,7 +146,7 @@ static unsigned long checked_locks(struct srcu_struct *sp, unsigned int id,
 	unsigned long u = load_acquire(&s->unlock[idx]);
 	unsigned long l = srcu__count(load_acquire(&s->lock[idx]));
 
-	if (SRCU__UNLIKELY(srcu__count_signed(srcu__count_diff(l, u)) < 0)) {
+	if (SRCU__UNLIKELY(srcu__open(l, u) < 0)) {
 		char t[32];
 
 		snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
@@ -397,12 +397,16 @@ static bool spin_until_done(struct srcu_struct *sp, int idx, long pause_ns, long
 #define DEAD_CHECK_FIRST_NS (10 * 1000 * 1000L)
 #define DEAD_CHECK_MAX_NS   (160 * 1000 * 1000L)
 
+/* Dead processes one recovery reports at most (the rest are recovered
+ * all the same, unreported). */
+#define DEAD_REPORTS_MAX 16
 /* Balance and free the slots of dead processes (caller holds gp_lock),
  * and report each (doc/shared.md, "Dead owners"). */
 static void recover_dead(struct srcu_struct *sp)
 {
-	struct srcu__shm_dead dead[16];
-	unsigned int n = srcu__shm_recover(srcu__shm_block(srcu__id_of(sp)), dead, 16);
+	struct srcu__shm_dead dead[DEAD_REPORTS_MAX];
+	unsigned int n = srcu__shm_recover(srcu__shm_block(srcu__id_of(sp)), dead,
+					   DEAD_REPORTS_MAX);
 
 	for (unsigned int i = 0; i < n; i++) {
 		SRCU__TORTURE_POINT(DEAD_REPORT, &dead[i].owner);

@@ -534,13 +534,21 @@ static inline long srcu__count_signed(unsigned long diff)
 	return (long)(diff << 1) >> 1;
 }
 
+/* Sections open on one index, from its lock word and its unlock count
+ * (negative: more unlocks than locks).  Callers load the two in the
+ * order their pairing needs, unlocks first. */
+static inline long srcu__open(unsigned long lock_word, unsigned long unlocks)
+{
+	return srcu__count_signed(srcu__count_diff(srcu__count(lock_word), unlocks));
+}
+
 /* Sections open on index idx of slot s (negative: more unlocks), its
  * unlocks read first.  From another thread a hint for messages only. */
 static inline long srcu__slot_open_on(struct srcu__slot *s, int idx)
 {
 	unsigned long u = load_acquire(&s->unlock[idx]);
 
-	return srcu__count_signed(srcu__count_diff(srcu__count(load_acquire(&s->lock[idx])), u));
+	return srcu__open(load_acquire(&s->lock[idx]), u);
 }
 SRCU__HIDDEN extern struct srcu__record *srcu__reader_dense[SRCU__DENSE_RECORDS];
 SRCU__HIDDEN extern unsigned int srcu__reader_count;

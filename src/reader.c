@@ -417,7 +417,7 @@ static bool unlock_unmatched(struct srcu__slot *s, int idx)
 {
 	unsigned long u = load_acquire(&s->unlock[idx]);
 
-	return srcu__count_diff(srcu__count(load_relaxed(&s->lock[idx])), u) == 0;
+	return srcu__open(load_relaxed(&s->lock[idx]), u) == 0;
 }
 
 void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)

@@ -341,8 +341,7 @@ static int claim_dead(unsigned int b, unsigned int st)
 
 		if (!owner || !owner_dead(owner))   /* free, ours, alive, being recovered */
 			continue;
-		if (srcu__count_diff(srcu__count(load_acquire(&s->lock[0])), load_acquire(&s->unlock[0])) ||
-		    srcu__count_diff(srcu__count(load_acquire(&s->lock[1])), load_acquire(&s->unlock[1])))
+		if (srcu__slot_open_on(s, 0) || srcu__slot_open_on(s, 1))
 			continue;   /* open sections: the recovery's, under the GP lock */
 		/* Through a marker: until the state is ours, no thread of
 		 * ours may take the slot for the dead owner's RESERVED.  The
@@ -485,7 +484,7 @@ unsigned long srcu__shm_sum_locks(unsigned int b, int idx, unsigned int n, unsig
 		unsigned long u = load_acquire(&s->unlock[idx]);
 		unsigned long l = srcu__count(load_acquire(&s->lock[idx]));
 
-		if (srcu__count_signed(srcu__count_diff(l, u)) < 0 && !*bad_slot)
+		if (srcu__open(l, u) < 0 && !*bad_slot)
 			*bad_slot = i + 1;
 		sum += l;
 	}

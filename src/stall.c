@@ -104,9 +104,7 @@ static unsigned int holders(struct srcu_struct *sp, int idx, struct srcu_stall_t
 		struct srcu__slot *s = &r->slots[id];
 		int tid = load_acquire(&r->tid);
 
-		unsigned long u = load_acquire(&s->unlock[idx]);
-
-		if (!tid || srcu__count_diff(srcu__count(load_acquire(&s->lock[idx])), u) == 0)
+		if (!tid || srcu__slot_open_on(s, idx) == 0)
 			continue;
 		if (n < max) {
 			th[n].tid = tid;
@@ -285,7 +283,7 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 			 long now)
 {
 	struct srcu__domain *d = srcu__dom(sp);
-	struct srcu_stall_thread th[16];
+	struct srcu_stall_thread th[SRCU_STALL_THREADS];
 	char name[SRCU__NAME_LEN];
 	struct srcu_stall s;
 
@@ -294,7 +292,7 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 	s.idx = idx;
 	s.waited_s = (double)(now - (long)load_relaxed(&d->gp_start_ns)) / 1e9;
 	s.report = ++w->report;
-	s.nthreads = holders(sp, idx, th, 16);
+	s.nthreads = holders(sp, idx, th, SRCU_STALL_THREADS);
 	s.threads = th;
 	s.down_readers = load_acquire(&d->down_lock[idx]) - load_acquire(&d->down_unlock[idx]);
 	store_relaxed(&d->stat_stalls, load_relaxed(&d->stat_stalls) + 1);
