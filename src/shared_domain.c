@@ -196,8 +196,8 @@ static int check_environment(void)
 		srcu__report_fatal(SRCU__UNFORKED_FMT, (int)getpid(), "attaching (or creating)",
 				   "(a shared domain's file)");
 	/* 4 KiB pages, and srcu__gp_waits[] page-aligned: an executable
-	 * linked against libsrcu 0.1 without -fPIE may hold a copy of the
-	 * array at its old alignment. */
+	 * linked without -fPIE may hold a copy of the array (a copy
+	 * relocation) at an alignment of its linker's choosing. */
 	if (!page_size_ok() || ((uintptr_t)srcu__gp_waits & (SRCU__SHM_PAGE - 1)))
 		return -EOPNOTSUPP;
 	if (!srcu__shm_self())   /* no /proc/self/stat: no identity */
