@@ -10,10 +10,13 @@
 #include "bench_call.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+#include "bench_results.h"
 #include "clock.h"
 #include "srcu.h"
 #ifdef HAVE_URCU
@@ -203,3 +206,41 @@ void bench_call_rcu(double secs, struct call_figures *f)
 	urcu_memb_unregister_thread();
 }
 #endif
+
+/* ---- figure 8: deferred freeing ---- */
+
+static void call_row(const char *name, const struct call_figures *f)
+{
+	printf("%-12s %12.0f %12.0f %14.0f%s %14.1f\n", name, f->rate, f->peak_objs,
+	       f->asleep_peak_objs, f->asleep_capped ? "+" : " ",
+	       f->asleep_peak_objs * CALL_OBJ_BYTES / 1e6);
+	record("call", name, "callbacks_per_s", f->rate, "1/s");
+	record("call", name, "asleep_peak_objects", f->asleep_peak_objs, "objects");
+}
+
+void figure_call(const struct bench_run *run)
+{
+	double secs = run->quick ? 1.0 : 5.0;
+	struct call_figures s = { 0 };
+
+	printf("\n(8) deferred free of %d-byte objects: callbacks/s with no reader in the way;"
+	       " objects waiting at most, then and while a reader sleeps %.0f s inside"
+	       " (+: the producer stopped at %ld)\n", CALL_OBJ_BYTES, secs, CALL_CAP);
+	printf("%-12s %12s %12s %15s %14s\n", "peer", "callbacks/s", "peak", "peak, asleep",
+	       "MB, asleep");
+	bench_call_srcu(secs, &s);
+	call_row("call_srcu", &s);
+#ifdef HAVE_URCU
+	{
+		struct call_figures r = { 0 };
+
+		bench_call_rcu(secs, &r);
+		call_row("call_rcu", &r);
+	}
+#endif
+	printf("polled API (ns per call): get_state %.1f, poll_state %.1f, start_poll %.1f\n",
+	       s.ns_get_state, s.ns_poll, s.ns_start_poll);
+	record("poll", "libsrcu", "get_state_ns", s.ns_get_state, "ns");
+	record("poll", "libsrcu", "poll_state_ns", s.ns_poll, "ns");
+	record("poll", "libsrcu", "start_poll_ns", s.ns_start_poll, "ns");
+}

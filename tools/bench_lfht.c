@@ -29,7 +29,7 @@
 #include <srcu_urcu.h>
 #include <urcu/rculfhash.h>
 
-#include "bench_lfht.h"
+#include "bench.h"
 #include "peers.h"
 #include "bench_results.h"
 #include "clock.h"
@@ -209,13 +209,6 @@ static void one_round(enum lfht_peer p, int nlookup, int update, double secs,
 	destroy_table(r.ht, r.flavor);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double d = *(const double *)a - *(const double *)b;
-
-	return (d > 0) - (d < 0);
-}
-
 static void print_and_record(const char *metric, const char *unit, double v[NPEERS][ROUNDS])
 {
 	for (int p = 0; p < NPEERS; p++) {
@@ -347,12 +340,12 @@ static double b_deletions_per_s(enum lfht_peer p, double secs)
 	return (double)n / el;
 }
 
-void figure_lfht(int quick, int ncpu)
+void figure_lfht(const struct bench_run *run)
 {
-	double secs = quick ? 0.3 : 1.0;
+	double secs = run->quick ? 0.3 : 1.0;
 	double ro[NPEERS][ROUNDS], mixed_l[NPEERS][ROUNDS], mixed_u[NPEERS][ROUNDS];
 	double sleepy[NPEERS][ROUNDS], unused;
-	int readers = ncpu < 64 ? ncpu : 64;
+	int readers = run->ncpu < 64 ? run->ncpu : 64;
 	int mixed_readers = readers > 1 ? readers - 1 : 1;
 
 	printf("\n(10) liburcu's cds_lfht (%d keys) on the libsrcu flavour and on urcu-memb: "

@@ -6,7 +6,8 @@
  * a sleeping caller.  This figure measures both, raw, in this process:
  * on a virtual machine an interrupt to a running vCPU can cost twenty
  * times the call itself, and that, not libsrcu's code, bounds figures 2
- * and 4 whenever two threads of the process run at once.
+ * and 4 whenever two threads of the process run at once.  Also the
+ * run's header line: the machine's CPU, kernel and libsrcu's backend.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -15,10 +16,12 @@
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
-#include "bench_machine.h"
+#include "bench.h"
 #include "bench_results.h"
 #include "clock.h"
 #include "srcu.h"
@@ -118,9 +121,9 @@ static double futex_round_trip_us(double secs)
 	return el / (double)n * 1e6;
 }
 
-void figure_machine(int quick)
+void figure_machine(const struct bench_run *run)
 {
-	double secs = quick ? 0.2 : 1.0;
+	double secs = run->quick ? 0.2 : 1.0;
 
 	printf("\n(9) the machine: what the update side's system calls cost here (us)\n");
 	if (srcu_backend()[0] == 'm') {   /* "membarrier": registered by libsrcu */
@@ -136,4 +139,25 @@ void figure_machine(int quick)
 
 	printf("futex wake-up and answer, round trip     %8.2f\n", rt);
 	record("machine", "futex", "round_trip_us", rt, "us");
+}
+
+/* The header line: which CPU, kernel and backend (the figures vary with them). */
+void print_machine(const struct bench_run *run)
+{
+	char line[256], model[256] = "unknown";
+	struct utsname u;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "model name", 10) == 0) {
+			char *c = strchr(line, ':');
+			snprintf(model, sizeof(model), "%s", c ? c + 2 : line);
+			model[strcspn(model, "\n")] = 0;
+			break;
+		}
+	if (f)
+		fclose(f);
+	uname(&u);
+	printf("srcu-bench: %s, %d CPUs, Linux %s, libsrcu backend %s%s\n", model, run->ncpu,
+	       u.release, srcu_backend(), run->quick ? ", --quick" : "");
 }

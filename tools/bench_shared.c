@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "bench_shared.h"
 #include "bench_results.h"
 #include "clock.h"
@@ -248,13 +249,6 @@ static void grace_period(enum row r)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double d = *(const double *)a - *(const double *)b;
-
-	return (d > 0) - (d < 0);
-}
-
 /* p50 and p99 (us) of the grace periods run within budget seconds (20
  * at least, GP_MAX at most) while the other side reads; -1 on error. */
 static int gp_round(enum row r, double budget, double *p50, double *p99)
@@ -363,15 +357,17 @@ static int setup_shared(void)
 	return err;
 }
 
-void figure_shared(int quick)
+void figure_shared(const struct bench_run *run)
 {
-	int rounds = quick ? 3 : ROUNDS_MAX;
-	double secs = quick ? 0.1 : 0.3, budget = quick ? 0.1 : 0.2;
+	int rounds = run->quick ? 3 : ROUNDS_MAX;
+	double secs = run->quick ? 0.1 : 0.3, budget = run->quick ? 0.1 : 0.2;
 	double rd[SHARED_NROWS][ROUNDS_MAX], p50[SHARED_NROWS][ROUNDS_MAX];
 	double p99[SHARED_NROWS][ROUNDS_MAX], ratio[ROUNDS_MAX];
 	double instr, on_cpu, worst = 1;
 	int err, off = 0;
 
+	if (run->callgrind)   /* first: the table prints instructions per pair */
+		measure_shared_instructions(run->self_path);
 	printf("\n(11) a process-shared domain (memfd, %d slots) against a private domain and a "
 	       "PTHREAD_PROCESS_SHARED rwlock, 2 processes: median of %d interleaved rounds "
 	       "[min-max], shared / private\n", SLOTS, rounds);

@@ -12,8 +12,6 @@
 #define SHARED_NROWS 3
 extern const char *const shared_row_name[SHARED_NROWS];
 
-void figure_shared(int quick);
-
 /* For the callgrind child (srcu-bench --instr-child): make the row named
  * row ready and warm (a shared domain in a memfd of its own for
  * "libsrcu-shared"), so that shared_instr_reads() then counts only its

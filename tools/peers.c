@@ -141,3 +141,20 @@ const struct peer peer_naive = {
 	"naive-srcu", "one shared atomic counter pair per domain (no stale-index care)", 1,
 	nothing, nothing, naive_reads, naive_lock, naive_unlock, naive_sync, NULL, NULL,
 };
+
+const struct peer *const all_peers[] = {
+	&peer_srcu, &peer_srcu_exp,
+#ifdef HAVE_SRCU_URCU
+	&peer_srcu_urcu,
+#endif
+#ifdef HAVE_URCU
+	&peer_urcu_memb, &peer_urcu_mb, &peer_urcu_qsbr, &peer_urcu_bp,
+#endif
+#ifdef HAVE_CK
+	&peer_ck_epoch,
+#endif
+	&peer_rwlock, &peer_naive, &peer_floor,
+};
+const size_t all_npeers = sizeof(all_peers) / sizeof(all_peers[0]);
+_Static_assert(sizeof(all_peers) / sizeof(all_peers[0]) <= BENCH_MAX_PEERS,
+	       "BENCH_MAX_PEERS: figure 3 keeps samples per peer");

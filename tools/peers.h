@@ -8,6 +8,8 @@
 #ifndef SRCU_BENCH_PEERS_H
 #define SRCU_BENCH_PEERS_H
 
+#include <stddef.h>
+
 struct peer {
 	const char *name;
 	const char *note;                  /* one line: what it is */
@@ -33,6 +35,15 @@ extern const struct peer peer_srcu_urcu;   /* bench_lfht.c */
 #ifdef HAVE_CK
 extern const struct peer peer_ck_epoch;
 #endif
+
+/* Every peer this build has, in the order of the tables; at most
+ * BENCH_MAX_PEERS, the size of figure 3's per-peer sample arrays. */
+#define BENCH_MAX_PEERS 16
+extern const struct peer *const all_peers[];
+extern const size_t all_npeers;
+#define FOR_PEERS(p) \
+	for (const struct peer *const *p##_it = all_peers, *p; \
+	     p##_it < all_peers + all_npeers && ((p = *p##_it), 1); p##_it++)
 
 /* Grace periods completed on libsrcu's bench domain (sharing ratio). */
 unsigned long srcu_peer_gps(void);
