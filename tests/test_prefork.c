@@ -1,7 +1,8 @@
 /*
- * prefork: a pre-forking server's lookup table, shared by its worker
+ * test_prefork: a pre-forking server's lookup table, shared by its worker
  * processes through a process-shared domain (doc/shared.md), and a worker
- * killed with SIGKILL in the middle of a request.
+ * killed with SIGKILL in the middle of a request.  examples/prefork shows
+ * the pattern in a few lines; this is its proof.
  *
  * A control process makes two memfds: the domain's file and the table's.
  * The table (keys, a pool of records, per-worker flags, shared counters)
@@ -22,8 +23,8 @@
  * library's recovery report.  The worker is reaped and replaced, and the
  * updates continue.
  *
- *   prefork [--workers N] [--duration S] [--keys N] [--inside-ms MS]
- *           [--update-us US] [--kills N] [--no-replace] [--busted]
+ *   test_prefork [--workers N] [--duration S] [--keys N] [--inside-ms MS]
+ *                [--update-us US] [--kills N] [--no-replace] [--busted]
  *
  * --inside-ms: the longest sleep inside a section (1 to MS ms; default 5).
  * --update-us: the control process's pause between updates (default 100).
@@ -508,7 +509,7 @@ static int cmp_double(const void *x, const void *y)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: prefork [--workers N] [--duration S] [--keys N] "
+	fprintf(stderr, "usage: test_prefork [--workers N] [--duration S] [--keys N] "
 		"[--inside-ms MS] [--update-us US] [--kills N] [--no-replace] [--busted]\n");
 	return 2;
 }
