@@ -28,9 +28,8 @@
  * The arena is one more memfd, mapped MAP_SHARED by every process: the
  * objects, one published object per writer, the statistics, the failure
  * count and the first failure's text, the table of reader processes and
- * the pids killed.  Objects are named by index, never by pointer, as in a
- * file that processes map at different addresses.
- *
+ * the pids killed.  Objects are published by index, never by pointer,
+ * as in a file that processes map at different addresses.
  *
  * The pipeline (writers, the reader's section and checks, the report) is
  * torture-pipeline.c's; this mode publishes objects by index, finds them
@@ -45,9 +44,9 @@
  * sections), reaps it at once or leaves it a zombie for a while, forks a
  * replacement, and fails the run unless every domain completes two grace
  * periods within --stall seconds (default 5): the second began after the
- * kill, so it had to end the dead reader's sections.  Recoveries are counted from the stall
- * handler's reports (dead_pid), in whichever process runs the grace
- * period; a recovery reported for a process that was never killed (and
+ * kill, so it had to end the dead reader's sections.  Recoveries are
+ * counted from the stall handler's reports (dead_pid), in whichever
+ * process runs the grace period; a recovery reported for a process that was never killed (and
  * has not exited) is a failure: libsrcu took a live process for dead.
  *
  * Flavours: srcu, and busted-discardlive (every other process is taken
