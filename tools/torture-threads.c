@@ -319,11 +319,45 @@ static void start(void)
 		 cfg.readers, cfg.writers, cfg.domains);
 }
 
+static pthread_t *reader_threads, releasers[2];
+
+static void start_threads(void)
+{
+	int i;
+
+	for (i = 0; i < nwriters; i++) {
+		pthread_create(&writers[i].thread, NULL, torture_writer, &writers[i]);
+		chaos_note_writer(writers[i].thread);
+	}
+	for (i = 0; i < cfg.readers; i++)
+		pthread_create(&reader_threads[i], NULL, reader, (void *)(uintptr_t)i);
+	for (i = 0; i < 2; i++)
+		pthread_create(&releasers[i], NULL, releaser, (void *)(uintptr_t)(i + 1));
+	if (cfg.chaos)
+		chaos_start();
+}
+
+/* Readers end before the handoffs close, which end before the writers
+ * (a handed-off section may still hold up their grace periods). */
+static void join_threads(void)
+{
+	int i;
+
+	if (cfg.chaos)
+		chaos_stop();
+	for (i = 0; i < cfg.readers; i++)
+		pthread_join(reader_threads[i], NULL);
+	close_handoffs();
+	for (i = 0; i < 2; i++)
+		pthread_join(releasers[i], NULL);
+	for (i = 0; i < nwriters; i++)
+		pthread_join(writers[i].thread, NULL);
+}
+
 int threads_main(void)
 {
-	pthread_t *rt, rel[2];
 	struct srcu_struct **doms;
-	int i;
+	int status;
 
 	ops = &thread_ops;
 	srcu__torture_flavor = cfg.flavor;
@@ -337,34 +371,17 @@ int threads_main(void)
 	writers_init(doms, cfg.domains);
 	free(doms);
 	rstats = calloc((size_t)cfg.readers, sizeof(*rstats));
-	rt = calloc((size_t)cfg.readers, sizeof(*rt));
-	if (!rstats || !rt)
+	reader_threads = calloc((size_t)cfg.readers, sizeof(*reader_threads));
+	if (!rstats || !reader_threads)
 		return 2;
-	for (i = 0; i < nwriters; i++) {
-		pthread_create(&writers[i].thread, NULL, torture_writer, &writers[i]);
-		chaos_note_writer(writers[i].thread);
-	}
-	for (i = 0; i < cfg.readers; i++)
-		pthread_create(&rt[i], NULL, reader, (void *)(uintptr_t)i);
-	for (i = 0; i < 2; i++)
-		pthread_create(&rel[i], NULL, releaser, (void *)(uintptr_t)(i + 1));
-	if (cfg.chaos)
-		chaos_start();
+	start_threads();
 	torture_monitor();
 	torture_stop();
-	if (cfg.chaos)
-		chaos_stop();
-	for (i = 0; i < cfg.readers; i++)
-		pthread_join(rt[i], NULL);
-	close_handoffs();
-	for (i = 0; i < 2; i++)
-		pthread_join(rel[i], NULL);
-	for (i = 0; i < nwriters; i++)
-		pthread_join(writers[i].thread, NULL);
+	join_threads();
 	domains_cleanup();
-	i = torture_report();
-	free(rt);
+	status = torture_report();
+	free(reader_threads);
 	free(rstats);
 	writers_free();
-	return i;
+	return status;
 }
