@@ -1,14 +1,25 @@
 /*
  * srcu-torture.h: what the parts of srcu-torture share.
  *
- *   srcu-torture.c   options, the object pipeline, readers, writers,
- *                    the monitor and the report
- *   torture-chaos.c  everything that runs beside them: domain and thread
- *                    churn, fork, signals to blocked updaters, a reader
- *                    that exits inside its section, id exhaustion
- *   torture-tso.c    a store buffer for lock counts, drained by membarrier
- *   torture-procs.c  --processes: a process-shared domain, readers in
- *                    processes that are SIGKILLed at random
+ *   srcu-torture.c      options, and the choice of mode
+ *   torture-pipeline.c  the one pipeline: objects, writers, the reader's
+ *                       section and checks, failures
+ *   torture-report.c    totals, progress lines, the report, the JSON and
+ *                       the monitor
+ *   torture-threads.c   the default mode: objects published by pointer,
+ *                       readers in threads (nested, overlapping, handed off)
+ *   torture-procs.c     --processes: objects published by index in a
+ *                       shared mapping, readers in processes that are
+ *                       SIGKILLed at random, and their supervision
+ *   torture-chaos.c     everything that runs beside the threads mode's
+ *                       readers and writers: domain and thread churn, fork,
+ *                       signals to blocked updaters, a reader that exits
+ *                       inside its section, id exhaustion
+ *   torture-tso.c       a store buffer for lock counts, drained by membarrier
+ *
+ * The pipeline is the kernel rcutorture's, by concept: one implementation
+ * of the writers, the reader's checks and the report, and a table of
+ * operations (struct torture_ops) for what a mode does its own way.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -17,40 +28,112 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "srcu.h"
 
-#define PIPE_LEN 10   /* an object is poisoned and reused at this age */
+#define PIPE_LEN   10               /* an object is poisoned and reused at this age */
+#define PER_WRITER (PIPE_LEN + 2)   /* a writer's objects: current + retired + one spare */
+#define HIST       (PIPE_LEN + 1)   /* histogram buckets; the last holds the rest */
+#define OBJ_NIL    (~0u)            /* the end of an object list */
 #define MAGIC_LIVE   0x5AFE0B1Eu
 #define MAGIC_POISON 0xDEADBEEFu
+#define MS         (1000L * 1000)
 
-/* A published object.  age: 0 while current, 1 once replaced, +1 after
- * each grace period that its writer waits for after that. */
+/* A published object, objs[i].  age: 0 while current, 1 once replaced, +1
+ * after each grace period that its writer waits for after that.  Writers'
+ * lists link objects by index: so they do in a shared mapping, where a
+ * pointer would mean nothing to another process. */
 struct tobj {
-	unsigned int magic;
-	unsigned int age;
-	struct tobj *next;   /* writer's retired or free list */
-	struct srcu_head rh; /* async writers: retired through call_srcu() */
-	struct writer *owner;
-	unsigned long cookie;/* poll writers: the GP that frees it */
+	unsigned int magic, age;
+	unsigned int gen;        /* bumped at each publication: a reuse shows */
+	unsigned int next;       /* its writer's free or retired list */
+	unsigned long cookie;    /* poll writers: the GP that frees it */
 };
 
 /* How a writer waits for the grace period that frees an object. */
 enum writer_kind { WRITER_SYNC, WRITER_ASYNC, WRITER_POLL };
 
+/* What a writer shows the monitor and the report (in the shared mapping
+ * with --processes, where the supervisor reads it). */
+struct wstats {
+	unsigned int head;       /* index flavour: the published object */
+	int kind;
+	unsigned long gps;       /* sync: GPs; async: callbacks run; poll: cookies done */
+	long last_progress_ns, max_gp_ns;
+};
+
 struct writer {
 	int index;
 	enum writer_kind kind;
-	struct tobj *recycled;          /* async: back from callbacks (atomic stack) */
 	struct srcu_struct *dom;
-	struct tobj *head;              /* srcu_assign_pointer()/srcu_dereference() */
-	struct tobj pool[PIPE_LEN + 2]; /* current + retired + one spare */
-	struct tobj *free, *retired;
-	unsigned long gps;              /* synchronize calls completed */
-	long last_progress_ns;
+	struct tobj *head;       /* pointer flavour: the published object */
+	unsigned int cur;        /* the published object (only this writer stores it) */
+	unsigned int free, retired;
+	unsigned int recycled;   /* async: back from callbacks (atomic stack) */
+	struct wstats *st;
 	pthread_t thread;
+};
+
+/* One reader thread's statistics, written by that thread only. */
+struct reader_stats {
+	unsigned long reads, poisoned, aged, recycled, long_sleeps;
+	unsigned long pipe[HIST], batch[HIST];
+	long max_section_ns;
+	int inside;              /* in a section now: for the kill statistics */
+};
+
+/* What every process of the run sees (with --processes, in the shared
+ * mapping: any process may fail the run, the supervisor reports). */
+struct torture_run {
+	int stop;                /* everyone: finish up */
+	int torture_pid;         /* the process that runs the writers */
+	long start_ns;
+	char backend[16];
+	char shape[96];          /* readers, writers and domains, for the report */
+	unsigned long failures, messages;
+	double first_failure_s;
+	char first_failure[256];
+	long chaos_progress_ns;  /* the chaos thread's heartbeat */
+};
+
+/* Sums over the run, for the progress lines and the report. */
+struct totals {
+	unsigned long reads, gps, callbacks, cookies, pipe[HIST], batch[HIST];
+	unsigned long poisoned, aged, recycled, long_sleeps;
+	unsigned long reader_gps, killed_recovered;   /* --processes */
+	long max_section_ns, max_gp_ns;
+};
+
+/* What a mode does its own way; the pipeline does the rest. */
+struct torture_ops {
+	/* Objects, published by pointer or by index. */
+	void (*publish)(struct writer *w, unsigned int i);
+	/* Enter a section of w's domain (*idx), note its batches (*b0) and
+	 * find w's object: NULL (a failure) if it is not one. */
+	struct tobj *(*enter)(struct writer *w, unsigned int *seed, int depth, int *idx,
+			      unsigned long *b0);
+	bool objects_shared;     /* only the writers' process may free them */
+	/* How a section is stretched: cumulative percentages of nothing,
+	 * spin, yield, sleep and long sleep; the rest nests, to max_depth. */
+	unsigned char stretch[5];
+	int max_depth;
+	void (*long_sleep)(struct reader_stats *st, unsigned int *seed);
+	/* Failures and hangs (the hooks end the run). */
+	void (*announce)(unsigned long n, const char *msg);
+	void (*writer_hangs)(int i, double secs);
+	void (*chaos_hangs)(double secs);
+	double chaos_stall_factor, chaos_stall_extra_s;   /* its limit: of --stall */
+	void (*tick)(void);      /* each round of the monitor */
+	bool monitor_progress;   /* the monitor prints the progress lines */
+	/* The report: the mode's statistics and lines. */
+	void (*sum)(struct totals *t);
+	void (*progress_more)(char *buf, size_t n);
+	void (*report_rates)(void);
+	void (*report_more)(const struct totals *t);
+	void (*json_more)(FILE *f, const struct totals *t);
 };
 
 struct torture_config {
@@ -68,12 +151,17 @@ struct torture_config {
 	bool signal_storm;           /* chaos: sections in signal handlers */
 	bool fork_storm;             /* chaos: fork() every few ms */
 	double stall_s;              /* a writer without progress this long: FAIL */
-	int processes;               /* reader processes (torture-procs.c); 0: one process */
+	int processes;               /* reader processes (torture-procs.c); 0: threads */
 };
 
 extern struct torture_config cfg;
+extern const struct torture_ops *ops;
+extern struct torture_run *run;
 extern struct writer *writers;
-extern struct srcu_struct *domains;
+extern int nwriters;             /* all kinds */
+extern struct wstats *wstats;    /* wstats[i]: writer i's */
+extern struct tobj *objs;
+extern unsigned int nobjs;
 
 /* Per-thread random numbers (xorshift32, never 0). */
 static inline unsigned int rnd(unsigned int *s)
@@ -86,13 +174,55 @@ static inline unsigned int rnd(unsigned int *s)
 	return *s = x;
 }
 
+/* Counters have one writer each; others read them as they run. */
+static inline void bump(unsigned long *c)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
+static inline void store_max(long *m, long v)
+{
+	long cur = __atomic_load_n(m, __ATOMIC_RELAXED);
+
+	while (v > cur && !__atomic_compare_exchange_n(m, &cur, v, true, __ATOMIC_RELAXED,
+						       __ATOMIC_RELAXED))
+		;
+}
+
+/* torture-pipeline.c */
 long now_ns(void);
 void sleep_ns(long ns);
+/* Short sleeps common, long ones still happen (doubling with chance 1/2). */
+void sleep_log_uniform(unsigned int *seed, long min_ns, long max_ns);
+double elapsed_s(void);
 bool stopping(void);
+void torture_stop(void);
 /* Record a failure: counted, the first one's reason kept for the report. */
 void torture_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Failures so far, without the lock (a fork child may read it). */
-unsigned long torture_failures(void);
+/* The test-only delay between a reader's index load and its count. */
+void torture_reader_delay(void);
+/* Objects and writer statistics live where the mode puts them. */
+void pipeline_setup(struct tobj *o, struct wstats *ws);
+void writers_init(struct srcu_struct *const *doms, int ndoms);
+void writers_free(void);
+void *torture_writer(void *arg);
+/* Reader checks and sections; st NULL: counted in the shared stray stats. */
+void check_obj(struct reader_stats *st, const struct tobj *p, unsigned int gen0,
+	       const char *when);
+void record_section(struct reader_stats *st, const struct tobj *p, unsigned long batches,
+		    long start);
+void torture_read_section(struct reader_stats *st, unsigned int *seed, int depth);
+void stretch_section(struct reader_stats *st, unsigned int *seed, int depth);
+void stray_sum(struct totals *t);
+
+/* torture-report.c */
+void sum_readers(struct totals *t, const struct reader_stats *s, int n);
+void progress_line(void);
+int torture_report(void);
+void torture_monitor(void);
+
+/* torture-threads.c: the run without --processes; the exit status. */
+int threads_main(void);
 /* One complete, checked read-side section on a random writer's object. */
 void torture_read_once(unsigned int *seed);
 
@@ -102,7 +232,6 @@ struct chaos_stats {
 	unsigned long handler_sections;   /* signal storm: sections in handlers */
 	unsigned long ids_exhausted_at;   /* domains initialised before -ENOMEM */
 	bool exit_inside_reported;
-	long last_progress_ns;            /* the chaos thread's heartbeat */
 };
 extern struct chaos_stats chaos;
 void chaos_exhaust_ids(void);             /* before the run's domains exist */
@@ -122,9 +251,5 @@ int tso_read_lock(struct srcu_struct *sp, void **obj, void **head, long delay_ns
 #define P_MAX_THREADS 16
 #define P_MAX_WRITERS 32
 int procs_main(void);
-
-/* srcu-torture.c's JSON pieces, shared by both modes. */
-void torture_json_hist(FILE *f, const unsigned long *h);
-void torture_json_close(FILE *f, const char *result);
 
 #endif /* SRCU_TORTURE_TOOL_H */

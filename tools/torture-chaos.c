@@ -452,7 +452,7 @@ static void *chaos_main(void *arg)
 	bool exit_done = false;
 
 	while (!stopping()) {
-		__atomic_store_n(&chaos.last_progress_ns, now_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&run->chaos_progress_ns, now_ns(), __ATOMIC_RELAXED);
 		churn_one_domain(&seed);
 		if (now_ns() >= next_fork) {
 			fork_and_check(fork_child_work, "a forked child could not use libsrcu");
@@ -474,7 +474,7 @@ void chaos_start(void)
 	sa.sa_handler = on_signal;   /* no SA_RESTART: blocked calls see EINTR */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
-	chaos.last_progress_ns = now_ns();
+	run->chaos_progress_ns = now_ns();
 	if (init_srcu_struct(&fork_dom) != 0)
 		torture_fail("init_srcu_struct() of the fork domain failed");
 	srcu_set_name(&fork_dom, "fork");
