@@ -50,9 +50,11 @@ clang:
 	cd $(BUILD)-clang && $(CTEST)
 
 # The algorithm, model-checked with Spin: once per `make check`, printing
-# each verification as it starts and ends.
+# each verification as it starts and ends; then the fence pairings'
+# litmus tests under herd7, where herd7 is found (model/litmus/check.sh).
 model:
 	model/check.sh
+	model/litmus/check.sh
 
 bench:
 	$(DEPS) bench
