@@ -870,16 +870,6 @@ void srcu__gp_fork_child(struct srcu_struct *sp)
 
 /* ---- polled grace periods ---- */
 
-unsigned long srcu__gp_polled_snap(struct srcu_struct *sp, const char *who)
-{
-	unsigned long s;
-
-	srcu__gp_enter(sp, who);
-	s = srcu__gp_snap(sp);
-	srcu__gp_leave(sp);
-	return s;
-}
-
 void srcu__gp_request(struct srcu_struct *sp, unsigned long s)
 {
 	seq_request(&srcu__dom(sp)->gp_seq_needed, s);
@@ -887,7 +877,12 @@ void srcu__gp_request(struct srcu_struct *sp, unsigned long s)
 
 unsigned long get_state_synchronize_srcu(struct srcu_struct *sp)
 {
-	return srcu__gp_polled_snap(sp, "get_state_synchronize_srcu");
+	unsigned long s;
+
+	srcu__gp_enter(sp, "get_state_synchronize_srcu");
+	s = srcu__gp_snap(sp);
+	srcu__gp_leave(sp);
+	return s;
 }
 
 bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie)

@@ -550,9 +550,7 @@ SRCU__HIDDEN unsigned long srcu__gp_snap(struct srcu_struct *sp);
 SRCU__HIDDEN bool srcu__gp_needed(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s);
 SRCU__HIDDEN void srcu__gp_unlock(struct srcu_struct *sp);
-/* The polled API's cookie (who names the caller in messages), and a
- * request for the GP that completes it. */
-SRCU__HIDDEN unsigned long srcu__gp_polled_snap(struct srcu_struct *sp, const char *who);
+/* A request for the GP that completes the polled cookie s. */
 SRCU__HIDDEN void srcu__gp_request(struct srcu_struct *sp, unsigned long s);
 /* An update-side call enters sp (checked live; NULL and misuse reported,
  * naming who) and leaves it: cleanup_srcu_struct() returns -EBUSY while
