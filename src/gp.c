@@ -712,6 +712,8 @@ static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__d
 #define INSIDE_MAX 8
 static __thread struct srcu_struct *inside[INSIDE_MAX];
 static __thread unsigned int inside_depth;
+/* The domain this thread's cleanup holds closed, if any. */
+static __thread struct srcu_struct *closing;
 
 void srcu__gp_enter(struct srcu_struct *sp, const char *who)
 {
@@ -730,8 +732,13 @@ void srcu__gp_enter(struct srcu_struct *sp, const char *who)
 	inside_depth++;
 	users = &srcu__dom(sp)->users;
 	/* Seq-cst RMW: either cleanup's close sees this count, or this sees
-	 * the close (or what followed it, an unbind, checked below). */
-	while (__atomic_fetch_add(users, 1, __ATOMIC_SEQ_CST) & USERS_CLOSING) {
+	 * the close (or what followed it, an unbind, checked below).  A
+	 * signal handler of the thread that holds sp closed (the polled calls
+	 * are async-signal-safe) does not wait for a verdict its own thread
+	 * gives only once it returns: it goes on, and returns before the
+	 * cleanup decides. */
+	while ((__atomic_fetch_add(users, 1, __ATOMIC_SEQ_CST) & USERS_CLOSING) &&
+	       load_relaxed(&closing) != sp) {
 		__atomic_fetch_sub(users, 1, __ATOMIC_RELAXED);
 		while (load_acquire(users) & USERS_CLOSING)
 			srcu__cpu_relax();   /* cleanup decides without waiting */
@@ -764,8 +771,14 @@ bool srcu__gp_close(struct srcu_struct *sp)
 {
 	unsigned int none = 0;
 
-	return __atomic_compare_exchange_n(&srcu__dom(sp)->users, &none, USERS_CLOSING, false,
-					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+	/* Before the CAS (its release keeps the store before it): a handler
+	 * that finds the word closed finds this thread's mark too. */
+	store_relaxed(&closing, sp);
+	if (__atomic_compare_exchange_n(&srcu__dom(sp)->users, &none, USERS_CLOSING, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return true;
+	store_relaxed(&closing, NULL);
+	return false;
 }
 
 void srcu__gp_reopen(struct srcu_struct *sp)
@@ -773,6 +786,7 @@ void srcu__gp_reopen(struct srcu_struct *sp)
 	/* An AND, not a store of 0: a caller that counted itself and saw the
 	 * bit takes its count back after this may have run. */
 	__atomic_fetch_and(&srcu__dom(sp)->users, ~USERS_CLOSING, __ATOMIC_RELEASE);
+	store_relaxed(&closing, NULL);   /* after: the word is open again first */
 }
 
 static void synchronize(struct srcu_struct *sp, bool exp, const char *who,

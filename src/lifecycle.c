@@ -80,6 +80,7 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 	if (!srcu__gp_close(sp)) {
 		err = -EBUSY;             /* an update-side call is inside */
 	} else {
+		SRCU__TORTURE_POINT(CLEANUP_CLOSED, sp);
 		/* Closed: no update-side call is inside or can enter until
 		 * reopened.  One that came and went since the async cleanup
 		 * left callbacks or a polled request, and so an async again. */

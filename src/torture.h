@@ -35,6 +35,8 @@ enum srcu__torture_point {
 					   * it returns (arg: non-NULL) */
 	SRCU_TORTURE_POINT_UPDATE_ENTERED,/* gp.c: an update-side call has
 					   * entered the domain (arg: it) */
+	SRCU_TORTURE_POINT_CLEANUP_CLOSED,/* lifecycle.c: cleanup has closed
+					   * the domain to callers (arg: it) */
 	SRCU_TORTURE_POINT_FORK_CHILD,    /* reader.c: a fork child's handler,
 					   * before it touches any record; arg: NULL */
 	SRCU_TORTURE_POINT_CLAIM_FREE,    /* shared_file.c: claim_free() has taken a free

@@ -11,6 +11,12 @@
  * domain, and cleanup must then say -EBUSY; once the call has returned,
  * cleanup succeeds.  Each update-side entry point is tried: synchronize,
  * expedited, srcu_barrier, call_srcu, and the three polled calls.
+ *
+ * Also (cleanup_in_handler_window()): the polled calls are
+ * async-signal-safe, so a signal handler of the very thread that runs
+ * cleanup may call them while cleanup holds the domain closed.  Bug
+ * caught: the handler waited for cleanup's verdict, which its own thread
+ * could not give until the handler returned: a spin for ever.
  */
 #include "check.h"
 #include "../src/internal.h"
@@ -18,8 +24,23 @@
 static struct srcu_struct dom;
 static int hold, held, release_it;
 
+static int signal_in_window;
+static unsigned long handler_cookie;
+
+static void polls_in_handler(int sig)
+{
+	(void)sig;
+	handler_cookie = get_state_synchronize_srcu(&dom);
+	(void)poll_state_synchronize_srcu(&dom, handler_cookie);
+}
+
 static void at_point(enum srcu__torture_point p, void *arg)
 {
+	if (p == SRCU_TORTURE_POINT_CLEANUP_CLOSED && arg == &dom &&
+	    __atomic_exchange_n(&signal_in_window, 0, __ATOMIC_SEQ_CST)) {
+		raise(SIGUSR1);   /* the handler runs here, inside the window */
+		return;
+	}
 	if (p != SRCU_TORTURE_POINT_UPDATE_ENTERED || arg != &dom)
 		return;
 	if (__atomic_exchange_n(&hold, 0, __ATOMIC_SEQ_CST)) {
@@ -85,11 +106,25 @@ static void cleanup_while_inside(int which)
 		sleep_ms(1);               /* a polled request the worker still serves */
 }
 
+/* A polled call from a signal handler of the thread inside cleanup's
+ * closed window: it returns, and the cleanup goes on to succeed. */
+static void cleanup_in_handler_window(void)
+{
+	REQUIRE(init_srcu_struct_named(&dom, "cleanup-handler") == 0);
+	signal(SIGUSR1, polls_in_handler);
+	handler_cookie = 0;
+	flag_set(&signal_in_window);
+	CHECK_EQ(cleanup_srcu_struct(&dom), 0);
+	CHECK(handler_cookie != 0);   /* the handler ran, and returned */
+	signal(SIGUSR1, SIG_DFL);
+}
+
 int main(void)
 {
 	watchdog(60);
 	srcu__torture_point = at_point;
 	for (int which = 0; which < 7; which++)
 		cleanup_while_inside(which);
+	cleanup_in_handler_window();
 	return check_report("test_cleanup_race");
 }
