@@ -59,7 +59,7 @@ SRCU__API int  srcu_gate_destroy(struct srcu_gate *g);
  * -ESHUTDOWN once shut down.  Exit from the same thread. */
 static inline int srcu_gate_enter(struct srcu_gate *g);
 /* Also -ETIMEDOUT after timeout_ns (relative; < 0 waits for ever). */
-SRCU__API int  srcu_gate_enter_timeout(struct srcu_gate *g, long timeout_ns);
+SRCU__API int  srcu_gate_enter_timeout(struct srcu_gate *g, int64_t timeout_ns);
 /* Never sleeps: -EAGAIN while a reset runs, -ESHUTDOWN once shut down. */
 SRCU__API int  srcu_gate_tryenter(struct srcu_gate *g);
 static inline void srcu_gate_exit(struct srcu_gate *g, int tag);
@@ -80,13 +80,13 @@ SRCU__API int  srcu_gate_reset(struct srcu_gate *g, int (*fn)(void *), void *arg
  * reset keeps waiting for them.
  */
 SRCU__API int  srcu_gate_reset_timeout(struct srcu_gate *g, int (*fn)(void *), void *arg,
-				       long timeout_ns, void (*wedge)(void *), void *wedge_arg);
+				       int64_t timeout_ns, void (*wedge)(void *), void *wedge_arg);
 /* Close for good: on return no user is inside and no reset runs; every
  * later enter (and reset) gets -ESHUTDOWN; users asleep in enter are woken
  * at once with it.  0, or -EINVAL for NULL. */
 SRCU__API int  srcu_gate_shutdown(struct srcu_gate *g);
 
-SRCU__API int  srcu__gate_enter_slow(struct srcu_gate *g, long timeout_ns, int may_sleep);
+SRCU__API int  srcu__gate_enter_slow(struct srcu_gate *g, int64_t timeout_ns, int may_sleep);
 
 /* ---- inline fast paths ---- */
 

@@ -210,8 +210,8 @@ static bool batch_full(struct srcu_struct *sp, struct srcu__async *a)
  * callers signal work when the batch fills or srcu_barrier() waits. */
 static void gather_callbacks(struct srcu_struct *sp, struct srcu__async *a)
 {
-	long until = srcu__backend_now_ns() + GATHER_NS;
-	struct timespec ts = { until / 1000000000L, until % 1000000000L };
+	int64_t until = srcu__backend_now_ns() + GATHER_NS;
+	struct timespec ts = { (time_t)(until / 1000000000), (long)(until % 1000000000) };
 
 	while (!a->urgent && !a->stop && !batch_full(sp, a) &&
 	       srcu__backend_now_ns() < until)

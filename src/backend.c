@@ -157,18 +157,28 @@ const char *srcu_backend(void)
 	return load_relaxed(&srcu__backend_fence_mode) ? "fence" : "membarrier";
 }
 
-int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, long deadline_ns,
+/* The futex call that takes a timespec of the C library's struct
+ * timespec.  A 32-bit program built with a 64-bit time_t
+ * (-D_TIME_BITS=64) passes 64-bit seconds, which only futex_time64 reads;
+ * plain futex reads the native long. */
+#if defined(SYS_futex_time64) && !defined(__LP64__)
+#define FUTEX_TIMED_CALL (sizeof(time_t) > sizeof(long) ? SYS_futex_time64 : SYS_futex)
+#else
+#define FUTEX_TIMED_CALL SYS_futex
+#endif
+
+int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, int64_t deadline_ns,
 			     bool pshared)
 {
 	/* FUTEX_PRIVATE_FLAG for words only this process uses. */
 	int private = pshared ? 0 : FUTEX_PRIVATE_FLAG;
-	struct timespec ts = { deadline_ns / 1000000000L, deadline_ns % 1000000000L };
+	struct timespec ts = { (time_t)(deadline_ns / 1000000000), (long)(deadline_ns % 1000000000) };
 	long r;
 
 	if (deadline_ns < 0)
 		r = syscall(SYS_futex, addr, FUTEX_WAIT | private, val, NULL, NULL, 0);
 	else   /* BITSET: an absolute CLOCK_MONOTONIC deadline */
-		r = syscall(SYS_futex, addr, FUTEX_WAIT_BITSET | private, val, &ts, NULL,
+		r = syscall(FUTEX_TIMED_CALL, addr, FUTEX_WAIT_BITSET | private, val, &ts, NULL,
 			    FUTEX_BITSET_MATCH_ANY);
 	if (r == 0 || errno == EAGAIN)
 		return 0;
@@ -176,12 +186,14 @@ int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, long deadline
 }
 
 
-long srcu__backend_now_ns(void)
+/* CLOCK_MONOTONIC in nanoseconds, 64 bits on every word size (a 32-bit
+ * long would wrap every 4.3 s). */
+int64_t srcu__backend_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 void srcu__backend_futex_wake(unsigned int *addr, int n, bool pshared)

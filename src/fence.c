@@ -42,13 +42,13 @@
  * stopped thread, a signal handler that blocks) must not hold every
  * domain's grace periods.  Any membarrier that begins after the caller's
  * read of seq serves it, its own included. */
-long srcu__fence_patience_ns = 1000 * 1000L;   /* tests may lengthen it */
+int64_t srcu__fence_patience_ns = 1000 * 1000L;   /* tests may lengthen it */
 
 /* One service per kind of membarrier: the process's own (private), and
  * the global one for shared domains.  Its words are this process's. */
 struct service {
 	unsigned long seq;        /* count, state RUNNING while one runs */
-	unsigned long lock;       /* 0 free, 1: a caller runs membarriers */
+	uint64_t lock;            /* 0 free, 1: a caller runs membarriers */
 	unsigned int event;       /* futex word: bumped when one ends */
 	unsigned int sleepers;    /* callers asleep on event */
 	bool global;              /* GLOBAL_EXPEDITED, not PRIVATE_EXPEDITED */
@@ -109,9 +109,9 @@ static void unlock(struct service *fs)
 
 /* Wait for the running membarrier to end or the lock to be freed, or
  * until the deadline (CLOCK_MONOTONIC ns). */
-static void wait_fence(struct service *fs, unsigned long s, unsigned int ev, long deadline_ns)
+static void wait_fence(struct service *fs, unsigned long s, unsigned int ev, int64_t deadline_ns)
 {
-	long start = srcu__backend_now_ns();
+	int64_t start = srcu__backend_now_ns();
 	int i;
 
 	do {
@@ -139,7 +139,7 @@ static unsigned long needed(unsigned long seq)
 static void fence_heavy(struct service *fs)
 {
 	unsigned long s;
-	long deadline = -1;
+	int64_t deadline = -1;
 
 	/* FS: pairs with FM in run_fences(): what the caller's thread has
 	 * stored and seen so far (the updates its grace period publishes,

@@ -67,13 +67,19 @@ int srcu_gate_destroy(struct srcu_gate *g)
 
 /* ---- entering ---- */
 
-static long deadline_after(long timeout_ns)
+/* A deadline past the clock's range is none: waiting that long is waiting for ever. */
+static int64_t deadline_after(int64_t timeout_ns)
 {
-	return timeout_ns < 0 ? -1 : srcu__backend_now_ns() + timeout_ns;
+	int64_t now;
+
+	if (timeout_ns < 0)
+		return -1;
+	now = srcu__backend_now_ns();
+	return timeout_ns > INT64_MAX - now ? -1 : now + timeout_ns;
 }
 
 /* Sleep until the gate's state moves on from s: 0, -ETIMEDOUT, -EINTR. */
-static int sleep_while_closed(struct srcu_gate *g, unsigned int s, long deadline)
+static int sleep_while_closed(struct srcu_gate *g, unsigned int s, int64_t deadline)
 {
 	int err;
 
@@ -88,9 +94,9 @@ static int sleep_while_closed(struct srcu_gate *g, unsigned int s, long deadline
 	return err;
 }
 
-int srcu__gate_enter_slow(struct srcu_gate *g, long timeout_ns, int may_sleep)
+int srcu__gate_enter_slow(struct srcu_gate *g, int64_t timeout_ns, int may_sleep)
 {
-	long deadline = deadline_after(timeout_ns);
+	int64_t deadline = deadline_after(timeout_ns);
 
 	for (;;) {
 		unsigned int s = __atomic_load_n(&g->state, __ATOMIC_ACQUIRE);
@@ -114,7 +120,7 @@ int srcu__gate_enter_slow(struct srcu_gate *g, long timeout_ns, int may_sleep)
 	}
 }
 
-int srcu_gate_enter_timeout(struct srcu_gate *g, long timeout_ns)
+int srcu_gate_enter_timeout(struct srcu_gate *g, int64_t timeout_ns)
 {
 	return srcu__gate_enter_slow(g, timeout_ns, 1);   /* enters an open gate too */
 }
@@ -178,7 +184,7 @@ static int piggy_back(struct srcu_gate *g)
 }
 
 int srcu_gate_reset_timeout(struct srcu_gate *g, int (*fn)(void *), void *arg,
-			    long timeout_ns, void (*wedge)(void *), void *wedge_arg)
+			    int64_t timeout_ns, void (*wedge)(void *), void *wedge_arg)
 {
 	struct srcu__deadline dl = { deadline_after(timeout_ns), wedge, wedge_arg };
 	unsigned long seq;
@@ -202,7 +208,7 @@ int srcu_gate_reset_timeout(struct srcu_gate *g, int (*fn)(void *), void *arg,
 	pthread_mutex_unlock(&g->reset_lock);
 
 	close_gate(g, SRCU_GATE__CLOSED);
-	srcu__gp_synchronize_deadline(&g->srcu, wedge && timeout_ns >= 0 ? &dl : NULL);
+	srcu__gp_synchronize_deadline(&g->srcu, wedge && dl.at_ns >= 0 ? &dl : NULL);
 	result = fn(arg);
 	reopen_gate(g);
 

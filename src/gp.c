@@ -63,11 +63,11 @@ static bool shared(struct srcu_struct *sp)
 /* Sleep on a futex word; with a deadline, call its late hook once when
  * the deadline has passed (then the caller's loop sleeps on). */
 static void wait_on(struct srcu_struct *sp, unsigned int *addr, unsigned int val,
-		    struct srcu__deadline *dl, long also_until)
+		    struct srcu__deadline *dl, int64_t also_until)
 {
 	bool timed = dl && dl->late;
 	void (*late)(void *);
-	long until = also_until;
+	int64_t until = also_until;
 
 	if (timed && (until < 0 || dl->at_ns < until))
 		until = dl->at_ns;
@@ -84,7 +84,7 @@ static void stat_inc(unsigned long *c)
 	store_relaxed(c, load_relaxed(c) + 1);   /* single writer: gp_lock */
 }
 
-static void stat_gp_time(struct srcu_struct *sp, unsigned long ns)
+static void stat_gp_time(struct srcu_struct *sp, uint64_t ns)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 
@@ -122,7 +122,7 @@ static unsigned int dense_records(const struct srcu__scan *scan)
 }
 
 /* A check's verdict: the lock sum (read after A) equals the unlock sum
- * (read before), modulo 2^63 as every count (srcu/impl.h). */
+ * (read before), modulo 2^63 (2^31 on 32-bit) as every count (srcu/impl.h). */
 static bool sums_match(unsigned long locks, unsigned long unlocks)
 {
 	return srcu__count_diff(locks, unlocks) == 0;
@@ -371,15 +371,15 @@ static bool readers_look_done(struct srcu_struct *sp, int idx)
 	return sums_match(sum_locks(sp, idx, &scan), scan.unlocks[idx]);
 }
 
-static bool spin_until_done(struct srcu_struct *sp, int idx, long pause_ns, long yield_ns)
+static bool spin_until_done(struct srcu_struct *sp, int idx, int64_t pause_ns, int64_t yield_ns)
 {
-	long start = now_ns();
+	int64_t start = now_ns();
 	int i;
 
 	for (;;) {
 		if (readers_look_done(sp, idx) && srcu__gp_readers_done(sp, idx))
 			return true;
-		long waited = now_ns() - start;
+		int64_t waited = now_ns() - start;
 		if (waited >= pause_ns + yield_ns)
 			return false;
 		if (waited < pause_ns)
@@ -415,7 +415,7 @@ static void recover_dead(struct srcu_struct *sp)
 }
 
 /* The next wait of a doubling backoff, up to DEAD_CHECK_MAX_NS. */
-static long backoff(long ns)
+static int64_t backoff(int64_t ns)
 {
 	return ns * 2 > DEAD_CHECK_MAX_NS ? DEAD_CHECK_MAX_NS : ns * 2;
 }
@@ -425,7 +425,7 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 	unsigned int id = srcu__id_of(sp);
 	unsigned int *waiting = srcu__gp_waiting(id, idx), *wake_seq = srcu__gp_wake_seq(id);
 	struct srcu__stall_watch watch;
-	long dead_check = -1, dead_interval = DEAD_CHECK_FIRST_NS;
+	int64_t dead_check = -1, dead_interval = DEAD_CHECK_FIRST_NS;
 
 	srcu__stall_watch_init(sp, &watch);
 	if (shared(sp))
@@ -491,13 +491,13 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 	struct srcu__domain *d = srcu__dom(sp);
 	unsigned long seq = load_relaxed(&d->gp_seq);
 	bool exp = srcu__seq_done(load_relaxed(&d->gp_exp_needed), srcu__seq_end(seq));
-	long start = now_ns();
+	int64_t start = now_ns();
 	unsigned int idle;
 	int idx;
 
 	if (exp)
 		stat_inc(&d->stat_exp_gps);
-	store_relaxed(&d->gp_start_ns, (unsigned long)start);
+	store_relaxed(&d->gp_start_ns, (uint64_t)start);
 	store_relaxed(&d->gp_seq, seq + SEQ_SCAN1);
 	/* S: pairs with P in srcu__gp_snap(): the state store before the
 	 * scans, so a caller that sees the GP idle (and so expects a full GP
@@ -517,7 +517,7 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 	 * the GP ended is ordered after the scans' fences. */
 	store_release(&d->gp_seq, srcu__seq_end(seq));
 	gp_event_bump(sp);
-	stat_gp_time(sp, (unsigned long)(now_ns() - start));
+	stat_gp_time(sp, (uint64_t)(now_ns() - start));
 }
 
 /* ---- sharing ---- */
@@ -548,10 +548,10 @@ static void seq_request(unsigned long *needed, unsigned long s)
  * that may find it dead, and which no other process ever has (a waiter
  * that read it, then found it dead, cannot take over from a live
  * process that happens to hold the lock by the time of its CAS). */
-static unsigned long lock_token(struct srcu_struct *sp)
+static uint64_t lock_token(struct srcu_struct *sp)
 {
 	char n[SRCU__NAME_LEN];
-	unsigned long me;
+	uint64_t me;
 
 	if (!shared(sp))
 		return 1;
@@ -591,7 +591,7 @@ static bool take_over(struct srcu_struct *sp)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 	unsigned int id = srcu__id_of(sp);
-	unsigned long token = load_acquire(&d->gp_lock);
+	uint64_t token = load_acquire(&d->gp_lock);
 
 	if (!srcu__shm_owner_dead(token) ||
 	    !__atomic_compare_exchange_n(&d->gp_lock, &token, lock_token(sp), false,
@@ -606,7 +606,7 @@ static bool take_over(struct srcu_struct *sp)
 
 void srcu__gp_unlock(struct srcu_struct *sp)
 {
-	unsigned long token = lock_token(sp);
+	uint64_t token = lock_token(sp);
 	char n[SRCU__NAME_LEN];
 
 	/* A shared domain's lock is released only by its holder: a fork
@@ -643,7 +643,7 @@ static void run_gps(struct srcu_struct *sp, unsigned long s, struct srcu__deadli
  * instead of 0.5), so waiters sleep and leave their CPUs idle. */
 static bool gp_event_soon(struct srcu_struct *sp, unsigned int ev)
 {
-	long start = now_ns(), waited;
+	int64_t start = now_ns(), waited;
 	int i;
 
 	do {
@@ -663,10 +663,10 @@ static bool gp_event_soon(struct srcu_struct *sp, unsigned int ev)
  * may die and never bump gp_event: its waiters wake up now and then
  * (*patience_ns, doubling) and see whether it is alive. */
 static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev,
-			      struct srcu__deadline *dl, long *patience_ns)
+			      struct srcu__deadline *dl, int64_t *patience_ns)
 {
 	struct srcu__domain *d = srcu__dom(sp);
-	long until = -1;
+	int64_t until = -1;
 
 	if (!load_relaxed(&d->gp_heavy) && gp_event_soon(sp, ev))
 		return;
@@ -831,7 +831,7 @@ bool srcu__gp_needed(struct srcu_struct *sp)
 /* Return once gp_seq has reached s, running GPs when nobody else does. */
 static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__deadline *dl)
 {
-	long patience = DEAD_CHECK_FIRST_NS;
+	int64_t patience = DEAD_CHECK_FIRST_NS;
 
 	for (;;) {
 		unsigned int ev = load_acquire(&srcu__dom(sp)->gp_event);

@@ -237,12 +237,12 @@ SRCU__HIDDEN void srcu__backend_futex_wake(unsigned int *addr, int n, bool pshar
 /* Sleep while *addr == val, until woken or CLOCK_MONOTONIC deadline_ns
  * (< 0: none).  0 (woken, value changed, or spurious), -ETIMEDOUT, or
  * -EINTR (a signal handler ran).  Callers re-check their condition. */
-SRCU__HIDDEN int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, long deadline_ns,
+SRCU__HIDDEN int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, int64_t deadline_ns,
 					  bool pshared);
-SRCU__HIDDEN long srcu__backend_now_ns(void);
+SRCU__HIDDEN int64_t srcu__backend_now_ns(void);
 
 /* The earlier of two CLOCK_MONOTONIC deadlines, < 0 meaning none. */
-static inline long srcu__backend_earliest(long a, long b)
+static inline int64_t srcu__backend_earliest(int64_t a, int64_t b)
 {
 	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
@@ -256,9 +256,9 @@ SRCU__HIDDEN void srcu__backend_event_bump(unsigned int *event, unsigned int *sl
 /* A one-word lock taken with a CAS after a plain look: a failing CAS would
  * take the line from its holder, once per waiting caller.  The holder
  * stores token (nonzero): 1, or an identity that names it. */
-static inline bool srcu__backend_trylock(unsigned long *lock, unsigned long token)
+static inline bool srcu__backend_trylock(uint64_t *lock, uint64_t token)
 {
-	unsigned long expected = 0;
+	uint64_t expected = 0;
 
 	return load_relaxed(lock) == 0 &&
 	       __atomic_compare_exchange_n(lock, &expected, token, false,
@@ -281,7 +281,7 @@ SRCU__HIDDEN void srcu__fence_stats(unsigned long *membarriers, unsigned long *r
 SRCU__HIDDEN void srcu__fence_fork_child(void);
 /* How long a caller waits for another's membarrier before it runs its own
  * (1 ms; tests that hold a membarrier in flight lengthen it). */
-SRCU__HIDDEN extern long srcu__fence_patience_ns;
+SRCU__HIDDEN extern int64_t srcu__fence_patience_ns;
 
 /* ---- domain.c ---- */
 
@@ -444,7 +444,7 @@ static inline unsigned long srcu__reader_noted_bit(unsigned int i)
 }
 
 /* Counts as the scans compare them: a lock word without its NOTED bit,
- * and differences modulo 2^63 (sign-extended by srcu__count_signed()). */
+ * and differences modulo 2^63 (2^31 on 32-bit) (sign-extended by srcu__count_signed()). */
 static inline unsigned long srcu__count(unsigned long lock_word)
 {
 	return lock_word & ~SRCU__LOCK_NOTED;
@@ -506,15 +506,15 @@ SRCU__HIDDEN unsigned int srcu__reader_threads(struct srcu_struct *sp);
 
 /* A sleeping grace period's stall watch: when to report next. */
 struct srcu__stall_watch {
-	long next_ns;                /* < 0: stall warnings off */
-	long interval_ns;            /* doubles after each report */
-	long probe_ns;               /* next deadlock probe, < 0: off */
+	int64_t next_ns;            /* < 0: stall warnings off */
+	int64_t interval_ns;        /* doubles after each report */
+	int64_t probe_ns;           /* next deadlock probe, < 0: off */
 	unsigned int report;
 	bool cycle_seen;             /* the last probe found a cycle */
 };
 SRCU__HIDDEN void srcu__stall_watch_init(struct srcu_struct *sp, struct srcu__stall_watch *w);
 /* Earliest of the watch's deadlines, or -1. */
-SRCU__HIDDEN long srcu__stall_deadline(const struct srcu__stall_watch *w);
+SRCU__HIDDEN int64_t srcu__stall_deadline(const struct srcu__stall_watch *w);
 /* Report a stall, probe for a deadlock, if their time has come. */
 SRCU__HIDDEN void srcu__stall_check(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w);
 SRCU__HIDDEN extern int srcu__stall_deadlock_detect;
@@ -534,7 +534,7 @@ SRCU__HIDDEN void srcu__stall_fork_child(void);
 /* A grace-period wait with a deadline: once it has waited past at_ns,
  * late(arg) is called once, in the waiting thread, and the wait goes on. */
 struct srcu__deadline {
-	long at_ns;
+	int64_t at_ns;
 	void (*late)(void *arg);
 	void *arg;
 };

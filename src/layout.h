@@ -18,50 +18,68 @@
 #define SRCU_LAYOUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "srcu.h"
 
 struct srcu__async;
 
+/* A 64-bit word that other threads access atomically: 8-byte aligned on
+ * every ABI (i386 aligns uint64_t to 4 in structs, and a split word is
+ * not single-copy atomic). */
+typedef uint64_t srcu__u64 __attribute__((aligned(8)));
+_Static_assert(__atomic_always_lock_free(sizeof(uint64_t), 0),
+	       "64-bit atomics are lock-free: a shared domain's words are in a file "
+	       "other processes map, where a lock of libatomic's would not be seen");
+
+/* Each group is one 64-byte line on every word size: its fields, padded
+ * by the union. */
+#define SRCU__LINE_GROUP(line, fields) union { struct { fields }; char line[64]; }
+
 struct srcu__domain {
 	/* The runner's line: written by whoever holds gp_lock, once per
 	 * step of a grace period; read by callers taking snapshots. */
+	SRCU__LINE_GROUP(runner_line,
+	/* 0 free; held: 1, or for a shared domain the holder process's
+	 * owner word (shared_file.c: pid and start time, never reused), so
+	 * that a waiter can find the holder dead and no other process can
+	 * ever hold the same value.  64 bits on every word size. */
+	srcu__u64 gp_lock;
+	srcu__u64 gp_start_ns;        /* when the running GP began */
 	unsigned long gp_seq;         /* ctr << 2 | state; release-stored */
 	unsigned long gp_seq_needed;  /* furthest snapshot requested (atomic max) */
 	unsigned long gp_exp_needed;  /* furthest snapshot requested expedited */
-	/* 0 free; held: 1, or for a shared domain the holder process's
-	 * owner word (shared_file.c: pid and start time, never reused), so that a
-	 * waiter can find the holder dead and no other process can ever
-	 * hold the same value. */
-	unsigned long gp_lock;
 	unsigned long stat_checks;    /* full reader checks performed */
 	unsigned long stat_sleeps;    /* futex sleeps while waiting for readers */
 	unsigned long stat_exp_gps;   /* grace periods run expedited */
-	unsigned long gp_start_ns;    /* when the running GP began */
+	);
 
 	/* The waiters' line: what callers sleep or spin on, written once
 	 * per GP end (with the GP's timing), so that waiting callers do not
 	 * take the runner's line at every step. */
+	SRCU__LINE_GROUP(waiters_line,
 	unsigned int gp_event;        /* futex: bumped at GP end or runner leave */
 	unsigned int gp_event_waiters;/* callers sleeping on gp_event (atomic) */
 	unsigned int gp_heavy;        /* the last check needed a membarrier */
 	/* Update-side callers inside (srcu__gp_enter()), and a bit that
 	 * cleanup_srcu_struct() holds while it decides (private domains). */
 	unsigned int users;
-	unsigned long stat_gp_ns_sum; /* over the GPs run (runner) */
-	unsigned long stat_gp_ns_max;
+	srcu__u64 stat_gp_ns_sum;     /* over the GPs run (runner) */
+	srcu__u64 stat_gp_ns_max;
 	unsigned long stat_gps_timed;
-	char pad2[64 - 40];
+	);
 
 	/* srcu_down_read()/srcu_up_read() counters (shared, atomic RMW), and
 	 * the rarely written rest: call_srcu(), diagnostics.  Zero means
 	 * "the default" or "none yet". */
+	SRCU__LINE_GROUP(rest_line,
 	unsigned long down_lock[2];
 	unsigned long down_unlock[2];
 	struct srcu__async *async;    /* call_srcu() worker and queues, lazily */
 	unsigned long backlog_limit;  /* 0: SRCU_BACKLOG_DEFAULT */
 	unsigned int stall_ms;        /* 0: SRCU_STALL_DEFAULT_MS; ~0u: off */
 	unsigned int stat_stalls;     /* stall reports made (runner) */
+	);
 };
 
 /* What the assertions enforce: the private area starts on the domain's

@@ -218,6 +218,7 @@ static void format(struct srcu__shm_header *h, unsigned int slots, unsigned int 
 	 * taken for live ones.  Bytes past the domain are the program's. */
 	memset(h, 0, srcu__shm_size(slots));
 	h->version = SRCU__SHM_VERSION;
+	h->abi = SRCU__SHM_ABI;
 	h->header_size = sizeof(*h);
 	h->page_size = SRCU__SHM_PAGE;
 	h->struct_size = sizeof(struct srcu_struct);

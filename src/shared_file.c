@@ -260,8 +260,8 @@ int srcu__shm_validate(const struct srcu__shm_header *h, const struct srcu_struc
 
 	if (memcmp(h->magic, SRCU__SHM_MAGIC, sizeof(h->magic)) != 0)
 		return -EINVAL;
-	if (h->version != SRCU__SHM_VERSION)
-		return -EPROTO;
+	if (h->version != SRCU__SHM_VERSION || h->abi != SRCU__SHM_ABI)
+		return -EPROTO;   /* another format, or a process of another data model */
 	if (h->header_size != sizeof(*h) || h->page_size != SRCU__SHM_PAGE ||
 	    h->struct_size != sizeof(struct srcu_struct) ||
 	    h->domain_offset != SRCU__SHM_DOMAIN_OFFSET || h->block >= SRCU__SHARED_BLOCKS ||

@@ -9,6 +9,7 @@
 #ifndef SRCU_SHARED_FILE_H
 #define SRCU_SHARED_FILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "srcu.h"
@@ -18,7 +19,14 @@
  * its counters where the block's first id has them in a thread's table
  * (offset 0), its owner at SRCU__SHM_OWNER_OFFSET. */
 #define SRCU__SHM_MAGIC          "SRCUSHM"
-#define SRCU__SHM_VERSION        1u
+#define SRCU__SHM_VERSION        2u
+/* The data model of the processes that may share the file: the width of
+ * a long (every counter, sequence and statistics word of the domain and
+ * the slots) and the byte order.  A process of another model could
+ * attach the very same bytes and sum counters at wrong offsets: it is
+ * refused with -EPROTO, as another version is. */
+#define SRCU__SHM_ABI ((uint32_t)sizeof(long) | \
+		       (uint32_t)(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) << 8)
 #define SRCU__SHM_PAGE           4096u
 #define SRCU__SHM_DOMAIN_OFFSET  256u
 #define SRCU__SHM_WAITS_PAGE     1u
@@ -40,8 +48,15 @@ struct srcu__shm_header {
 	uint64_t pidns;           /* inode of the creator's pid namespace */
 	uint64_t timens;          /* and of its time namespace (start times) */
 	int32_t creator;          /* pid, for messages */
-	uint32_t reserved0;
+	uint32_t abi;             /* SRCU__SHM_ABI */
 };
+/* The header's own layout is the same on every ABI (fixed-width fields,
+ * 64-bit ones at 8-byte offsets), so that any process can read version
+ * and abi and refuse the file. */
+_Static_assert(offsetof(struct srcu__shm_header, size) == 40 &&
+	       offsetof(struct srcu__shm_header, abi) == 68 &&
+	       sizeof(struct srcu__shm_header) == 72,
+	       "the header is laid out alike on every ABI");
 _Static_assert(sizeof(struct srcu__shm_header) <= SRCU__SHM_DOMAIN_OFFSET,
 	       "the header fits before the domain");
 
@@ -67,7 +82,7 @@ static inline int srcu__shm_owner_pid(uint64_t owner)
  * for its threads' first sections. */
 #define SRCU__SHM_PENDING  3u
 struct srcu__shm_owner {
-	uint64_t owner;
+	uint64_t owner __attribute__((aligned(8)));
 	uint32_t state;
 	uint32_t pad;
 };

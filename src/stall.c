@@ -193,18 +193,18 @@ void srcu__stall_watch_init(struct srcu_struct *sp, struct srcu__stall_watch *w)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 	unsigned int ms = load_relaxed(&d->stall_ms);
-	long start = (long)load_relaxed(&d->gp_start_ns);
+	int64_t start = (int64_t)load_relaxed(&d->gp_start_ns);
 
 	if (!ms)
 		ms = SRCU_STALL_DEFAULT_MS;
-	w->interval_ns = (long)ms * 1000000L;
+	w->interval_ns = (int64_t)ms * 1000000;
 	w->next_ns = ms == ~0u ? -1 : start + w->interval_ns;
 	w->probe_ns = load_relaxed(&srcu__stall_deadlock_detect) ? srcu__backend_now_ns() + DEADLOCK_PROBE_NS : -1;
 	w->report = 0;
 	w->cycle_seen = false;
 }
 
-long srcu__stall_deadline(const struct srcu__stall_watch *w)
+int64_t srcu__stall_deadline(const struct srcu__stall_watch *w)
 {
 	return srcu__backend_earliest(w->next_ns, w->probe_ns);
 }
@@ -280,7 +280,7 @@ void srcu__stall_report_dead(struct srcu_struct *sp, int pid, unsigned long sect
 }
 
 static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w,
-			 long now)
+			 int64_t now)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 	struct srcu_stall_thread th[SRCU_STALL_THREADS];
@@ -290,7 +290,7 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 	memset(&s, 0, sizeof(s));
 	s.domain = srcu__report_bare_name(sp, name, sizeof(name));
 	s.idx = idx;
-	s.waited_s = (double)(now - (long)load_relaxed(&d->gp_start_ns)) / 1e9;
+	s.waited_s = (double)(now - (int64_t)load_relaxed(&d->gp_start_ns)) / 1e9;
 	s.report = ++w->report;
 	s.nthreads = holders(sp, idx, th, SRCU_STALL_THREADS);
 	s.threads = th;
@@ -316,7 +316,7 @@ static void probe_deadlock(struct srcu_struct *sp, struct srcu__stall_watch *w)
 
 void srcu__stall_check(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w)
 {
-	long now = srcu__backend_now_ns();
+	int64_t now = srcu__backend_now_ns();
 
 	if (w->next_ns >= 0 && now >= w->next_ns) {
 		report_stall(sp, idx, w, now);

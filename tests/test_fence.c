@@ -99,7 +99,7 @@ int main(void)
 		return 77;
 	}
 	srcu__torture_point = at_point;
-	srcu__fence_patience_ns = 60L * 1000 * 1000 * 1000;   /* b waits for the held one */
+	srcu__fence_patience_ns = (int64_t)60 * 1000 * 1000 * 1000;   /* b waits for the held one */
 	CHECK(second_caller_gets_its_own());
 	srcu__torture_flavor = SRCU_TORTURE_EARLYFENCE;
 	CHECK(!second_caller_gets_its_own());  /* the test sees the bug */

@@ -64,7 +64,7 @@ struct ctl {
 	int ready;                  /* the other side has warmed up */
 	int go;                     /* (11a) start_ns and end_ns are set */
 	int stop;                   /* (11b) the other side stops reading */
-	long start_ns, end_ns;      /* (11a) the window: CLOCK_MONOTONIC is one
+	int64_t start_ns, end_ns;      /* (11a) the window: CLOCK_MONOTONIC is one
 				     * clock for every process */
 	double child_ns;            /* (11a) the child's ns per pair */
 	double child_on_cpu;        /* (11a) and the share of its window it ran */
@@ -163,12 +163,12 @@ static int reap(pid_t pid)
 
 /* ---- (11a) the read pair ---- */
 
-static long cpu_now_ns(void)
+static int64_t cpu_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* Read from start_ns (spinning until then) to end_ns; ns per pair, and
@@ -177,7 +177,7 @@ static long cpu_now_ns(void)
  * read at once all along. */
 static double read_window(enum row r, double *on_cpu)
 {
-	long start = ctl->start_ns, end = ctl->end_ns, t0, t, c0, n = 0;
+	int64_t start = ctl->start_ns, end = ctl->end_ns, t0, t, c0, n = 0;
 
 	while ((t0 = clock_now_ns()) < start)
 		;
@@ -213,7 +213,7 @@ static double read_round(enum row r, double secs, double *on_cpu)
 	/* 2 ms ahead: the child, which looks at go every 50 us, is
 	 * spinning on the clock by then. */
 	ctl->start_ns = clock_now_ns() + 2000000;
-	ctl->end_ns = ctl->start_ns + (long)(secs * 1e9);
+	ctl->end_ns = ctl->start_ns + (int64_t)(secs * 1e9);
 	put(&ctl->go, 1);
 	mine = read_window(r, &mine_on_cpu);
 	if (reap(pid))
@@ -268,7 +268,7 @@ static int gp_round(enum row r, double budget, double *p50, double *p99)
 	wait_for(&ctl->ready);
 	start = clock_now_s();
 	for (k = 0; k < GP_MAX && (k < 20 || clock_now_s() - start < budget); k++) {
-		long t0 = clock_now_ns();
+		int64_t t0 = clock_now_ns();
 
 		grace_period(r);
 		v[k] = (double)(clock_now_ns() - t0) / 1e3;

@@ -7,14 +7,15 @@
 #ifndef SRCU_TOOLS_CLOCK_H
 #define SRCU_TOOLS_CLOCK_H
 
+#include <stdint.h>
 #include <time.h>
 
-static inline long clock_now_ns(void)
+static inline int64_t clock_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static inline double clock_now_s(void)

@@ -40,7 +40,7 @@
 #define OBJ_NIL    (~0u)            /* the end of an object list */
 #define MAGIC_LIVE   0x5AFE0B1Eu
 #define MAGIC_POISON 0xDEADBEEFu
-#define MS         (1000L * 1000)
+#define MS         ((int64_t)1000 * 1000)
 
 /* A published object, objs[i].  age: 0 while current, 1 once replaced, +1
  * after each grace period that its writer waits for after that.  Writers'
@@ -62,7 +62,7 @@ struct wstats {
 	unsigned int head;       /* index flavour: the published object */
 	int kind;
 	unsigned long gps;       /* sync: GPs; async: callbacks run; poll: cookies done */
-	long last_progress_ns, max_gp_ns;
+	int64_t last_progress_ns, max_gp_ns;
 };
 
 struct writer {
@@ -81,7 +81,7 @@ struct writer {
 struct reader_stats {
 	unsigned long reads, poisoned, aged, recycled, long_sleeps;
 	unsigned long pipe[HIST], batch[HIST];
-	long max_section_ns;
+	int64_t max_section_ns;
 	int inside;              /* in a section now: for the kill statistics */
 };
 
@@ -90,13 +90,13 @@ struct reader_stats {
 struct torture_run {
 	int stop;                /* everyone: finish up */
 	int torture_pid;         /* the process that runs the writers */
-	long start_ns;
+	int64_t start_ns;
 	char backend[16];
 	char shape[96];          /* readers, writers and domains, for the report */
 	unsigned long failures, messages;
 	double first_failure_s;
 	char first_failure[256];
-	long chaos_progress_ns;  /* the chaos thread's heartbeat */
+	int64_t chaos_progress_ns;  /* the chaos thread's heartbeat */
 };
 
 /* Sums over the run, for the progress lines and the report. */
@@ -104,7 +104,7 @@ struct totals {
 	unsigned long reads, gps, callbacks, cookies, pipe[HIST], batch[HIST];
 	unsigned long poisoned, aged, recycled, long_sleeps;
 	unsigned long reader_gps, killed_recovered;   /* --processes */
-	long max_section_ns, max_gp_ns;
+	int64_t max_section_ns, max_gp_ns;
 };
 
 /* What a mode does its own way; the pipeline does the rest. */
@@ -180,9 +180,9 @@ static inline void bump(unsigned long *c)
 	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
 
-static inline void store_max(long *m, long v)
+static inline void store_max(int64_t *m, int64_t v)
 {
-	long cur = __atomic_load_n(m, __ATOMIC_RELAXED);
+	int64_t cur = __atomic_load_n(m, __ATOMIC_RELAXED);
 
 	while (v > cur && !__atomic_compare_exchange_n(m, &cur, v, true, __ATOMIC_RELAXED,
 						       __ATOMIC_RELAXED))
@@ -190,10 +190,10 @@ static inline void store_max(long *m, long v)
 }
 
 /* torture-pipeline.c */
-long now_ns(void);
-void sleep_ns(long ns);
+int64_t now_ns(void);
+void sleep_ns(int64_t ns);
 /* Short sleeps common, long ones still happen (doubling with chance 1/2). */
-void sleep_log_uniform(unsigned int *seed, long min_ns, long max_ns);
+void sleep_log_uniform(unsigned int *seed, int64_t min_ns, int64_t max_ns);
 double elapsed_s(void);
 bool stopping(void);
 void torture_stop(void);
@@ -210,7 +210,7 @@ void *torture_writer(void *arg);
 void check_obj(struct reader_stats *st, const struct tobj *p, unsigned int gen0,
 	       const char *when);
 void record_section(struct reader_stats *st, const struct tobj *p, unsigned long batches,
-		    long start);
+		    int64_t start);
 void torture_read_section(struct reader_stats *st, unsigned int *seed, int depth);
 void stretch_section(struct reader_stats *st, unsigned int *seed, int depth);
 void stray_sum(struct totals *t);
@@ -243,7 +243,7 @@ void chaos_note_writer(pthread_t t);      /* a thread to send signals to */
  * while the section's first load runs ahead, unless a membarrier drains
  * it (falls back to srcu_read_lock() where it cannot emulate). */
 void tso_init(void);
-int tso_read_lock(struct srcu_struct *sp, void **obj, void **head, long delay_ns);
+int tso_read_lock(struct srcu_struct *sp, void **obj, void **head, int64_t delay_ns);
 
 /* torture-procs.c: the whole run with --processes (cfg.readers threads in
  * each of cfg.processes reader processes); the exit status. */

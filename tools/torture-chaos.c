@@ -80,7 +80,7 @@ void chaos_exhaust_ids(void)
 
 struct held {
 	struct srcu_struct *dom;
-	long hold_ns;
+	int64_t hold_ns;
 	int inside, may_leave, leaving;
 };
 
@@ -293,7 +293,7 @@ static void on_signal(int sig)
 }
 
 /* A timer that sends SIGUSR1 to the calling thread every period_ns. */
-static bool storm_timer_start(timer_t *t, long period_ns)
+static bool storm_timer_start(timer_t *t, int64_t period_ns)
 {
 	struct itimerspec its = { { 0, period_ns }, { 0, period_ns } };
 	struct sigevent ev;
@@ -436,7 +436,7 @@ static void *fork_storm(void *arg)
 	unsigned int seed = (unsigned int)(uintptr_t)arg | 1;
 
 	while (!stopping()) {
-		sleep_ns(2000000 + (long)(rnd(&seed) % 3000000));
+		sleep_ns(2000000 + (int64_t)(rnd(&seed) % 3000000));
 		fork_and_check(fork_storm_child,
 			       "a fork-storm child ran a callback twice, or hung");
 	}
@@ -448,7 +448,7 @@ static void *fork_storm(void *arg)
 static void *chaos_main(void *arg)
 {
 	unsigned int seed = (unsigned int)(uintptr_t)arg | 1;
-	long next_fork = now_ns() + 500L * 1000 * 1000;
+	int64_t next_fork = now_ns() + 500L * 1000 * 1000;
 	bool exit_done = false;
 
 	while (!stopping()) {

@@ -48,26 +48,26 @@ static pthread_mutex_t stray_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- small helpers ---- */
 
-long now_ns(void)
+int64_t now_ns(void)
 {
 	return clock_now_ns();
 }
 
-void sleep_ns(long ns)
+void sleep_ns(int64_t ns)
 {
-	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+	struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
 }
 
-void sleep_log_uniform(unsigned int *seed, long min_ns, long max_ns)
+void sleep_log_uniform(unsigned int *seed, int64_t min_ns, int64_t max_ns)
 {
-	long ns = min_ns;
+	int64_t ns = min_ns;
 
 	while (ns < max_ns && rnd(seed) % 2)
 		ns *= 2;
-	sleep_ns(ns + (long)(rnd(seed) % (unsigned int)ns));
+	sleep_ns(ns + (int64_t)(rnd(seed) % (unsigned int)ns));
 }
 
 double elapsed_s(void)
@@ -187,7 +187,7 @@ static void retire_done(struct tobj *o)
 	__atomic_store_n(&o->magic, MAGIC_POISON, __ATOMIC_RELAXED);
 }
 
-static void note_progress(struct writer *w, long gp_ns)
+static void note_progress(struct writer *w, int64_t gp_ns)
 {
 	bump(&w->st->gps);
 	__atomic_store_n(&w->st->last_progress_ns, now_ns(), __ATOMIC_RELAXED);
@@ -409,10 +409,10 @@ static void record(struct reader_stats *st, unsigned int age, unsigned long batc
 /* Record the end of a section that reached p: its age ("Reader Pipe")
  * and the grace periods completed while inside ("Reader Batch"). */
 void record_section(struct reader_stats *st, const struct tobj *p, unsigned long batches,
-		    long start)
+		    int64_t start)
 {
 	unsigned int age = __atomic_load_n(&p->age, __ATOMIC_RELAXED);
-	long len = now_ns() - start;
+	int64_t len = now_ns() - start;
 
 	if (batches > 1)
 		torture_fail("%lu grace periods completed inside one read-side section", batches);
@@ -466,7 +466,7 @@ static void note_inside(struct reader_stats *st, int depth, int inside)
 void torture_read_section(struct reader_stats *st, unsigned int *seed, int depth)
 {
 	struct writer *w = &writers[rnd(seed) % (unsigned int)nwriters];
-	long start = now_ns();
+	int64_t start = now_ns();
 	unsigned long b0;
 	struct tobj *p;
 	int idx;

@@ -98,7 +98,7 @@ struct arena {
 	struct torture_run run;    /* stop, failures, start time ... */
 	unsigned long forks, kills, kills_inside, kills_in_gp, kills_young, zombies;
 	unsigned long recoveries, recovered_sections, recoveries_exited, stalls;
-	long max_kill_gp_ns;
+	int64_t max_kill_gp_ns;
 	unsigned long batches[P_MAX_DOMAINS];   /* each domain's GPs, at the end */
 	unsigned int nkilled;
 	struct pkill killed[P_KILLS_MAX];
@@ -147,9 +147,9 @@ static void procs_announce(unsigned long n, const char *msg)
 		say("srcu-torture: further failures are counted, not printed\n");
 }
 
-static void sleep_range(unsigned int *seed, long min_ns, long max_ns)
+static void sleep_range(unsigned int *seed, int64_t min_ns, int64_t max_ns)
 {
-	sleep_ns(min_ns + (long)(rnd(seed) % (unsigned int)(max_ns - min_ns + 1)));
+	sleep_ns(min_ns + (int64_t)(rnd(seed) % (unsigned int)(max_ns - min_ns + 1)));
 }
 
 
@@ -359,7 +359,7 @@ static void *reader_thread(void *arg)
  * end of the run.  So retry for a while. */
 static void detach_idle(struct srcu_struct *sp)
 {
-	long until = now_ns() + (long)(cfg.stall_s * 1e9);
+	int64_t until = now_ns() + (int64_t)(cfg.stall_s * 1e9);
 	int err;
 
 	while ((err = srcu_shared_detach(sp)) == -EBUSY && now_ns() < until)
@@ -548,7 +548,7 @@ static bool kill_reader(int slot, bool keep_zombie, bool wait_gps, unsigned int 
 		while (srcu_batches_completed(doms[d]) - b0[d] < 2) {
 			if (stopping())   /* --stop-on-fail: writers end */
 				return false;
-			if (now_ns() - t0 > (long)(cfg.stall_s * 1e9)) {
+			if (now_ns() - t0 > (int64_t)(cfg.stall_s * 1e9)) {
 				torture_fail("domain tshm-%d completed no grace period in %.0f s after reader "
 				      "process %d was killed%s", d, cfg.stall_s, pid,
 				      inside ? " inside a section" : "");
@@ -567,7 +567,7 @@ static void *chaos_thread(void *arg)
 	int zombie = 0;
 
 	while (!__atomic_load_n(&chaos_done, __ATOMIC_ACQUIRE) && !stopping()) {
-		long until = now_ns() + 100 * MS + (long)(rnd(&seed) % 400) * MS;
+		int64_t until = now_ns() + 100 * MS + (int64_t)(rnd(&seed) % 400) * MS;
 		bool keep = rnd(&seed) % 2;
 		int slot;
 
@@ -585,7 +585,7 @@ static void *chaos_thread(void *arg)
 			/* One just forked: killed in its first sections, its
 			 * slot reservation or its first slot mapping. */
 			kill_reader(slot, false, false, &seed);
-			sleep_ns((long)(rnd(&seed) % 3000) * 1000);
+			sleep_ns((int64_t)(rnd(&seed) % 3000) * 1000);
 			bump(&A->kills_young);
 		}
 		if (!kill_reader(slot, keep, true, &seed))
@@ -605,7 +605,7 @@ static void *chaos_thread(void *arg)
  * status 0. */
 static void reap_readers(void)
 {
-	long deadline = now_ns() + (long)((cfg.stall_s + 5) * 1e9);
+	int64_t deadline = now_ns() + (int64_t)((cfg.stall_s + 5) * 1e9);
 
 	for (int i = 0; i < cfg.processes; i++) {
 		int pid = A->procs[i].pid, status = 0;
@@ -829,14 +829,14 @@ static const struct torture_ops procs_ops = {
  * processes it left (ours as the subreaper), killing what remains. */
 static void supervise(pid_t tpid)
 {
-	long deadline = run->start_ns + (long)((cfg.duration_s + 2 * cfg.stall_s + 30) * 1e9);
-	long next = run->start_ns, stopped_at = 0, waited;
+	int64_t deadline = run->start_ns + (int64_t)((cfg.duration_s + 2 * cfg.stall_s + 30) * 1e9);
+	int64_t next = run->start_ns, stopped_at = 0, waited;
 	bool hung = false;
 	int status = 0;
 	pid_t r;
 
 	while ((r = waitpid(tpid, &status, WNOHANG)) == 0) {
-		long now = now_ns();
+		int64_t now = now_ns();
 
 		if (now >= next) {
 			progress_line();
@@ -847,7 +847,7 @@ static void supervise(pid_t tpid)
 		if (!stopped_at && stopping())
 			stopped_at = now;
 		if (now > deadline ||
-		    (stopped_at && now - stopped_at > (long)((2 * cfg.stall_s + 15) * 1e9))) {
+		    (stopped_at && now - stopped_at > (int64_t)((2 * cfg.stall_s + 15) * 1e9))) {
 			torture_fail("the torture process did not finish: it hangs (killed after %.0f s)",
 			      elapsed_s());
 			kill(tpid, SIGKILL);

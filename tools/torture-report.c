@@ -200,7 +200,7 @@ int torture_report(void)
 
 /* ---- the monitor ---- */
 
-static double since_s(const long *ns)
+static double since_s(const int64_t *ns)
 {
 	return (double)(now_ns() - __atomic_load_n(ns, __ATOMIC_RELAXED)) / 1e9;
 }
@@ -222,7 +222,7 @@ static void check_progress(void)
 /* Until the end of the run, or a stop (--stop-on-fail). */
 void torture_monitor(void)
 {
-	long end = run->start_ns + (long)(cfg.duration_s * 1e9), next = run->start_ns;
+	int64_t end = run->start_ns + (int64_t)(cfg.duration_s * 1e9), next = run->start_ns;
 
 	while (!stopping() && now_ns() < end) {
 		sleep_ns(20 * MS);

@@ -73,7 +73,7 @@ static void overlap_enter(struct overlap *o, unsigned int *seed)
 	o->gen0 = __atomic_load_n(&o->p->gen, __ATOMIC_RELAXED);
 }
 
-static void overlap_exit(struct overlap *o, const char *when, long start)
+static void overlap_exit(struct overlap *o, const char *when, int64_t start)
 {
 	check_obj(my_stats, o->p, o->gen0, when);
 	record_section(my_stats, o->p, srcu_batches_completed(o->w->dom) - o->b0, start);
@@ -83,7 +83,7 @@ static void overlap_exit(struct overlap *o, const char *when, long start)
 /* a = lock(A); b = lock(B); unlock(a); ... unlock(b). */
 static void overlapping_sections(unsigned int *seed)
 {
-	long start = now_ns();
+	int64_t start = now_ns();
 	struct overlap a, b;
 
 	overlap_enter(&a, seed);
@@ -106,7 +106,7 @@ struct handoff {
 	unsigned int gen0;
 	int idx;
 	unsigned long b0;
-	long start;
+	int64_t start;
 };
 
 static struct handoff handoffs[HANDOFF_MAX];

@@ -116,7 +116,7 @@ static struct buffered *claim(void)
 	return NULL;
 }
 
-int tso_read_lock(struct srcu_struct *sp, void **obj, void **head, long delay_ns)
+int tso_read_lock(struct srcu_struct *sp, void **obj, void **head, int64_t delay_ns)
 {
 	unsigned long *slots = (unsigned long *)srcu__slots;
 	unsigned int w = __atomic_load_n(&sp->lock_word, __ATOMIC_RELAXED);

@@ -33,7 +33,14 @@ extern "C" {
  * is thus an unused static domain, never an alias of a live one. */
 #define SRCU__ID_UNSET    0u                    /* static, not yet used   */
 #define SRCU__ID_DEAD     1u                    /* after cleanup          */
-#define SRCU__ID_FIRST    2u                    /* first real id          */
+/* First real id: the ids below it are sentinels, whose slots of a
+ * thread's table hold the thread's reader record instead (two slots of
+ * 8-byte counters, four of 4-byte ones). */
+#if __SIZEOF_LONG__ == 8
+#define SRCU__ID_FIRST    2u
+#else
+#define SRCU__ID_FIRST    4u
+#endif
 /* Process-shared domains (doc/shared.md) take ids from blocks reserved
  * at the top, the same in every process: 8 blocks of 256 ids (one page
  * of srcu__gp_waits[], two of a thread's counters), of which a shared
@@ -47,7 +54,8 @@ extern "C" {
  * domain index is idle when the sum of its unlock counts over all threads
  * equals the sum of its lock counts (modern Tree SRCU's scheme).  A lock
  * word's top bit (SRCU__LOCK_NOTED) says that the record is in the
- * domain's reader set; counts are taken without it, modulo 2^63. */
+ * domain's reader set; counts are taken without it, modulo 2^63 (2^31 where a long has
+ * 32 bits). */
 struct srcu__slot {
 	unsigned long lock[2];
 	unsigned long unlock[2];
