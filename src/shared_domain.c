@@ -200,7 +200,7 @@ static int check_environment(void)
 	 * relocation) at an alignment of its linker's choosing. */
 	if (!page_size_ok() || ((uintptr_t)srcu__gp_waits & (SRCU__SHM_PAGE - 1)))
 		return -EOPNOTSUPP;
-	if (!srcu__shm_self())   /* no /proc/self/stat: no identity */
+	if (!srcu__shm_self())   /* no /proc/self/task/<pid>/stat: no identity */
 		return -EACCES;
 	return srcu__backend_register_global();
 }
