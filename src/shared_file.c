@@ -420,9 +420,18 @@ static int claim_for_thread(unsigned int b)
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
 		unsigned int reserved = SRCU__SHM_RESERVED;
 
-		if (load_relaxed(&o->owner) == me &&
+		/* Acquire on the owner: pairs with the release that names us
+		 * owner in claim_dead() (and with claim_free()'s seq-cst CAS):
+		 * the state we CAS next is ours, not the dead owner's
+		 * RESERVED that the marker was there to keep from us.
+		 * Acquire on the CAS: pairs with the release of RESERVED in
+		 * shared_domain.c's reserve(): the counts this thread goes on
+		 * from (shared_map() reads them) are the ones the reserver's
+		 * claim acquired, balanced by the slot's last owner or its
+		 * recovery. */
+		if (load_acquire(&o->owner) == me &&
 		    __atomic_compare_exchange_n(&o->state, &reserved, SRCU__SHM_MAPPED, false,
-						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return (int)i;
 	}
 	return srcu__shm_reserve(b, SRCU__SHM_MAPPED);
