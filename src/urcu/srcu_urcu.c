@@ -161,9 +161,12 @@ void srcu_urcu_nothing(void)
  * thread: libsrcu's format, then abort, as libsrcu's own misuse does. */
 void srcu_urcu_unbalanced(struct srcu_struct *sp)
 {
-	if (sp->name)
+	/* Acquire: pairs with the release in srcu_set_name(). */
+	const char *name = __atomic_load_n(&sp->name, __ATOMIC_ACQUIRE);
+
+	if (name)
 		fprintf(stderr, "libsrcu: fatal: rcu_read_unlock() without rcu_read_lock() "
-			"on domain '%s' (liburcu flavour, srcu_urcu.h)\n", sp->name);
+			"on domain '%s' (liburcu flavour, srcu_urcu.h)\n", name);
 	else
 		fprintf(stderr, "libsrcu: fatal: rcu_read_unlock() without rcu_read_lock() "
 			"on domain srcu_struct@%p (liburcu flavour, srcu_urcu.h)\n", (void *)sp);
