@@ -352,9 +352,12 @@ static int claim_free(unsigned int b, unsigned int st)
 		if (__atomic_compare_exchange_n(&o->owner, &free_owner, me, false,
 						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
 			/* The acquire pairs with the release that freed it:
-			 * the balanced counts this owner goes on from. */
+			 * the balanced counts this owner goes on from.  The
+			 * state with release (attach's RESERVED): pairs with
+			 * the acquire CAS in claim_for_thread(), as in
+			 * shared_domain.c's reserve(). */
 			SRCU__TORTURE_POINT(CLAIM_FREE, &i);
-			store_relaxed(&o->state, st);
+			store_release(&o->state, st);
 			return (int)i;
 		}
 	}
