@@ -67,10 +67,13 @@ namespace detail {
  * libsrcu's format, naming the domain, then std::terminate(). */
 [[noreturn]] inline void fatal(const srcu_struct *sp, const char *what) noexcept
 {
+	/* Acquire: pairs with the release in srcu_set_name(). */
+	const char *name = sp ? __atomic_load_n(&sp->name, __ATOMIC_ACQUIRE) : nullptr;
+
 	if (!sp)
 		std::fprintf(stderr, "libsrcu: fatal: %s\n", what);
-	else if (sp->name)
-		std::fprintf(stderr, "libsrcu: fatal: domain '%s': %s\n", sp->name, what);
+	else if (name)
+		std::fprintf(stderr, "libsrcu: fatal: domain '%s': %s\n", name, what);
 	else
 		std::fprintf(stderr, "libsrcu: fatal: domain srcu_struct@%p: %s\n",
 			     static_cast<const void *>(sp), what);

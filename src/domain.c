@@ -43,8 +43,11 @@ static int id_alloc(void)
 
 			id_used[w] |= 1ull << bit;
 			id_first_free_word = w;
+			/* Relaxed atomic: read without the registry lock
+			 * (reader.c's record_open()); a thread that counted
+			 * on the id read its word after this (fence N). */
 			if (id >= srcu__domain_id_high)
-				srcu__domain_id_high = id + 1;
+				store_relaxed(&srcu__domain_id_high, id + 1);
 			return (int)id;
 		}
 	}
@@ -82,7 +85,9 @@ static int domain_bind(struct srcu_struct *sp)
 	if (id < 0)
 		return -ENOMEM;
 	srcu__vg_quiet(sp, sizeof(*sp));   /* the GP engine's words: atomics */
-	srcu__domain_table[id] = sp;
+	/* Atomic: read without the registry lock (relaxed: after the id's
+	 * acquire, which pairs with domain_set_id()'s release). */
+	store_relaxed(&srcu__domain_table[id], sp);
 	domain_set_id(sp, (unsigned int)id);
 	return 0;
 }
@@ -163,7 +168,7 @@ unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
 void srcu__domain_unbind(struct srcu_struct *sp, unsigned int id)
 {
 	pthread_mutex_lock(&srcu__domain_registry_lock);
-	srcu__domain_table[id] = NULL;
+	store_relaxed(&srcu__domain_table[id], NULL);
 	id_free(id);
 	domain_set_id(sp, SRCU__ID_DEAD);
 	pthread_mutex_unlock(&srcu__domain_registry_lock);

@@ -347,8 +347,9 @@ static inline struct srcu_struct *srcu__shm_domain(unsigned int b)
 	return srcu__shm_domain_at(srcu__shm_att[b].hdr);
 }
 
-/* This process's owner word (pid | start time << 32), or 0 if
- * /proc/self/stat cannot be read. */
+/* This process's owner word (pid | start time << 32), or 0 if its start
+ * time cannot be read as other processes read it
+ * (/proc/self/task/<pid>/stat, naming our pid). */
 SRCU__HIDDEN uint64_t srcu__shm_self(void);
 SRCU__HIDDEN void srcu__shm_fork_child(void);
 SRCU__HIDDEN unsigned long srcu__shm_size(unsigned int slots);

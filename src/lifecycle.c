@@ -40,7 +40,10 @@ int init_srcu_struct_named(struct srcu_struct *sp, const char *name)
 	int err = init_srcu_struct(sp);
 
 	if (sp)
-		sp->name = name;   /* also on failure: the name is in its messages */
+		/* Also on failure: the name is in its messages.  Release, as
+		 * in srcu_set_name(): once bound, other threads' reports may
+		 * read it. */
+		store_release(&sp->name, name);
 	return err;
 }
 
@@ -48,7 +51,11 @@ int srcu_set_name(struct srcu_struct *sp, const char *name)
 {
 	if (!sp || srcu__id_shared(srcu__id_of(sp)))   /* a shared one's is in its file */
 		return -EINVAL;
-	store_relaxed(&sp->name, name);
+	/* Release: pairs with the acquire loads of sp->name in messages
+	 * made by other threads (report.c's name_of(), srcu.hpp,
+	 * srcu_urcu.c): a thread that reads the pointer reads the string
+	 * the caller wrote before this call, not bytes from before. */
+	store_release(&sp->name, name);
 	return 0;
 }
 

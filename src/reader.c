@@ -332,11 +332,15 @@ static void shared_map(struct srcu__record *r, unsigned int id, unsigned int b)
 	if (slot < 0)
 		report_no_slot(id);
 	/* s is the file's slot now: the owner adds its counts, locks first
-	 * (a scan between the two sees the sections open, never ended). */
+	 * (a scan between the two sees the sections open, never ended).
+	 * Atomic loads: other processes' scans and recovery access these
+	 * words; the claim's acquire (claim_free(), claim_for_thread())
+	 * makes the values read here the last owner's balanced ones. */
 	for (int idx = 0; idx < 2; idx++)
-		store_relaxed(&s->lock[idx], s->lock[idx] + srcu__count(moved.lock[idx]));
+		store_relaxed(&s->lock[idx],
+			      load_relaxed(&s->lock[idx]) + srcu__count(moved.lock[idx]));
 	for (int idx = 0; idx < 2; idx++)
-		store_release(&s->unlock[idx], s->unlock[idx] + moved.unlock[idx]);
+		store_release(&s->unlock[idx], load_relaxed(&s->unlock[idx]) + moved.unlock[idx]);
 	store_relaxed(&r->shm_slot[b], (unsigned int)slot + 1);
 }
 

@@ -74,7 +74,9 @@ static bool probe_string(const char *p, char *buf, size_t len)
  * read: never a crash, whatever sp holds. */
 static const char *name_of(const struct srcu_struct *sp, char *buf, size_t len, bool quoted)
 {
-	const char *n = load_relaxed(&sp->name);
+	/* Acquire: pairs with the release in srcu_set_name() and
+	 * init_srcu_struct_named(): the string is read as it was written. */
+	const char *n = load_acquire(&sp->name);
 	const char *pad = (const char *)sp->srcu__name_buf;
 	char copy[SRCU__NAME_LEN - 2];   /* room for the quotes */
 

@@ -102,8 +102,12 @@ static int reserve(unsigned int b, unsigned int n)
 	for (unsigned int j = 0; j < k; j++) {
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, (unsigned int)got[j]);
 
+		/* Release: pairs with the acquire CAS in claim_for_thread()
+		 * (shared_file.c): a thread that takes the slot sees the
+		 * counts our claim acquired (balanced by the last owner's
+		 * release of the slot), not older ones. */
 		if (k == n)
-			store_relaxed(&o->state, SRCU__SHM_RESERVED);
+			store_release(&o->state, SRCU__SHM_RESERVED);
 		else
 			srcu__shm_release(b, (unsigned int)got[j]);
 	}
@@ -200,7 +204,7 @@ static int check_environment(void)
 	 * relocation) at an alignment of its linker's choosing. */
 	if (!page_size_ok() || ((uintptr_t)srcu__gp_waits & (SRCU__SHM_PAGE - 1)))
 		return -EOPNOTSUPP;
-	if (!srcu__shm_self())   /* no /proc/self/stat: no identity */
+	if (!srcu__shm_self())   /* no /proc/self/task/<pid>/stat: no identity */
 		return -EACCES;
 	return srcu__backend_register_global();
 }

@@ -46,39 +46,62 @@ static uint64_t self_owner;
 
 /* ---- identity and liveness ---- */
 
-/* "/proc/<pid>/stat" into path (64 bytes), without stdio: a thread's
- * first section may get here (claim_dead()), in a signal handler.  pid 0:
- * "/proc/self/stat" (a /proc of another pid namespace would show another
- * process at our pid). */
-static void stat_path(char *path, int pid)
+/* Append pid's digits at p; returns the end. */
+static char *put_pid(char *p, int pid)
 {
 	char digits[16];
 	int n = 0;
 
-	if (pid == 0) {
-		memcpy(path, "/proc/self/stat", 16);
-		return;
-	}
 	do
 		digits[n++] = (char)('0' + pid % 10);
 	while ((pid /= 10) > 0 && n < 15);
-	memcpy(path, "/proc/", 6);
-	for (int i = 0; i < n; i++)
-		path[6 + i] = digits[n - 1 - i];
-	memcpy(path + 6 + n, "/stat", 6);
+	while (n > 0)
+		*p++ = digits[--n];
+	return p;
 }
 
-/* The start time (field 22 of /proc/<pid>/stat, clock ticks since boot)
- * of process pid (0: this one).  The command (field 2) may hold spaces
- * and parentheses: the fields start after its last ')'.  false if it
- * cannot be read (the process is gone, or hidden from us). */
-static bool proc_start_time(int pid, unsigned long long *start)
+/*
+ * The stat file that names process pid, into path (64 bytes), without
+ * stdio: a thread's first section may get here (claim_dead()), in a
+ * signal handler.  Another process: "/proc/<pid>/stat".  This one (self):
+ * "/proc/self/task/<pid>/stat", its main thread's entry, whose start time
+ * (field 22) is the one other processes read in "/proc/<pid>/stat": the
+ * kernel takes both from the thread-group leader.  Not "/proc/self/stat"
+ * or "/proc/<pid>/stat" of our own pid: an emulator may answer those
+ * itself (qemu-user does, with the start time of the emulator's state,
+ * which a fork child copies from its parent), and an identity that others
+ * read otherwise makes them take us for dead and end our live sections.
+ * Not the calling thread's own task entry either: a thread started later
+ * than the process has a later start time than the one others read.
+ */
+static void stat_path(char *path, int pid, bool self)
+{
+	char *p = path;
+
+	memcpy(p, "/proc/", 6);
+	p += 6;
+	if (self) {
+		memcpy(p, "self/task/", 10);
+		p += 10;
+	}
+	p = put_pid(p, pid);
+	memcpy(p, "/stat", 6);
+}
+
+/* The start time (field 22 of the stat file of stat_path(), clock ticks
+ * since boot) of process pid.  The command (field 2) may hold spaces and
+ * parentheses: the fields start after its last ')'.  false if it cannot
+ * be read (the process is gone, or hidden from us), or if the file names
+ * another pid than the one asked for (field 1: a /proc of another pid
+ * namespace numbers processes otherwise). */
+static bool proc_start_time(int pid, bool self, unsigned long long *start)
 {
 	char path[64], buf[1024], *p;
+	struct srcu__torture_stat st;
 	ssize_t n;
 	int fd, field;
 
-	stat_path(path, pid);
+	stat_path(path, pid, self);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -87,6 +110,8 @@ static bool proc_start_time(int pid, unsigned long long *start)
 	if (n <= 0)
 		return false;
 	buf[n] = 0;
+	for (st.pid = 0, p = buf; *p >= '0' && *p <= '9' && st.pid < 1 << 24; p++)
+		st.pid = st.pid * 10 + (*p - '0');
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ')
 		return false;
@@ -98,9 +123,13 @@ static bool proc_start_time(int pid, unsigned long long *start)
 	}
 	if (!p || *p < '0' || *p > '9')
 		return false;
-	for (*start = 0; *p >= '0' && *p <= '9'; p++)
-		*start = *start * 10 + (unsigned long long)(*p - '0');
-	return true;
+	for (st.start = 0; *p >= '0' && *p <= '9'; p++)
+		st.start = st.start * 10 + (unsigned long long)(*p - '0');
+	st.path = path;
+	/* Tests: what an emulator's own answer for some paths would say. */
+	SRCU__TORTURE_POINT(PROC_STAT, &st);
+	*start = st.start;
+	return st.pid == pid;
 }
 
 static uint64_t owner_word(int pid, unsigned long long start)
@@ -143,26 +172,31 @@ static bool namespaces_match(void)
 	return true;
 }
 
-/* This process's identity, read once (again in a fork child); 0 if
- * /proc/self/stat cannot be read, or if the process has left the
- * namespaces of a domain it is attached to: attach refuses then, and
- * anything else that needs it aborts (self_or_die()). */
+/* This process's identity, read once (again in a fork child), from the
+ * same start time other processes read about it (stat_path()); 0 if that
+ * cannot be read, or names another pid, or if the process has left the
+ * namespaces of a domain it is attached to: attach refuses then
+ * (-EACCES), and anything else that needs it aborts (self_or_die()).
+ * Refusing is the safe side: an identity that others do not read the
+ * same way would let their grace periods find us "dead" and end our live
+ * sections. */
 uint64_t srcu__shm_self(void)
 {
 	uint64_t o = load_relaxed(&self_owner);
 	unsigned long long start = 0;
+	int pid = (int)getpid();
 
 	/* A child made without the fork handlers kept its parent's: every
 	 * caller names the domain first (srcu__gp_check_forked(), shared_domain.c,
 	 * reader.c); this is the backstop. */
 	if (SRCU__UNLIKELY(srcu__backend_unforked_child()))
-		srcu__report_fatal(SRCU__UNFORKED_FMT, (int)getpid(), "a shared domain's identity",
+		srcu__report_fatal(SRCU__UNFORKED_FMT, pid, "a shared domain's identity",
 				   "(shared)");
 	if (o)
 		return o;
-	if (!proc_start_time(0, &start) || !namespaces_match())
+	if (!proc_start_time(pid, true, &start) || !namespaces_match())
 		return 0;
-	o = owner_word(getpid(), start);
+	o = owner_word(pid, start);
 	store_relaxed(&self_owner, o);
 	return o;
 }
@@ -181,8 +215,9 @@ static uint64_t self_or_die(void)
 	uint64_t me = srcu__shm_self();
 
 	if (!me)
-		srcu__report_fatal("process %d cannot read /proc/self/stat: a shared domain "
-			    "names its processes by pid and start time", (int)getpid());
+		srcu__report_fatal("process %d cannot read /proc/self/task/%d/stat: a shared "
+			    "domain names its processes by pid and start time", (int)getpid(),
+			    (int)getpid());
 	return me;
 }
 
@@ -222,7 +257,7 @@ static bool owner_dead(uint64_t owner)
 		dead = poll(&p, 1, 0) > 0;
 		close(pidfd);
 	}
-	if (!dead && proc_start_time(pid, &start))
+	if (!dead && proc_start_time(pid, false, &start))
 		dead = (uint32_t)start != (uint32_t)(owner >> 32);
 	return dead;
 }
@@ -317,9 +352,12 @@ static int claim_free(unsigned int b, unsigned int st)
 		if (__atomic_compare_exchange_n(&o->owner, &free_owner, me, false,
 						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
 			/* The acquire pairs with the release that freed it:
-			 * the balanced counts this owner goes on from. */
+			 * the balanced counts this owner goes on from.  The
+			 * state with release (attach's RESERVED): pairs with
+			 * the acquire CAS in claim_for_thread(), as in
+			 * shared_domain.c's reserve(). */
 			SRCU__TORTURE_POINT(CLAIM_FREE, &i);
-			store_relaxed(&o->state, st);
+			store_release(&o->state, st);
 			return (int)i;
 		}
 	}
@@ -385,9 +423,18 @@ static int claim_for_thread(unsigned int b)
 		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
 		unsigned int reserved = SRCU__SHM_RESERVED;
 
-		if (load_relaxed(&o->owner) == me &&
+		/* Acquire on the owner: pairs with the release that names us
+		 * owner in claim_dead() (and with claim_free()'s seq-cst CAS):
+		 * the state we CAS next is ours, not the dead owner's
+		 * RESERVED that the marker was there to keep from us.
+		 * Acquire on the CAS: pairs with the release of RESERVED in
+		 * shared_domain.c's reserve(): the counts this thread goes on
+		 * from (shared_map() reads them) are the ones the reserver's
+		 * claim acquired, balanced by the slot's last owner or its
+		 * recovery. */
+		if (load_acquire(&o->owner) == me &&
 		    __atomic_compare_exchange_n(&o->state, &reserved, SRCU__SHM_MAPPED, false,
-						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return (int)i;
 	}
 	return srcu__shm_reserve(b, SRCU__SHM_MAPPED);

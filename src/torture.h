@@ -47,6 +47,19 @@ enum srcu__torture_point {
 					   * about to be reported (in the same
 					   * thread, next); arg: its uint64_t owner
 					   * word (pid and start time) */
+	SRCU_TORTURE_POINT_PROC_STAT,     /* shared_file.c: a stat file that names
+					   * a process (this one or another) was read;
+					   * arg: struct srcu__torture_stat, whose pid
+					   * and start the hook may change, as an
+					   * emulator answering the open itself would */
+};
+
+/* What shared_file.c read from a stat file: the path, its field 1 (pid)
+ * and field 22 (start time). */
+struct srcu__torture_stat {
+	const char *path;
+	int pid;
+	unsigned long long start;
 };
 
 #ifdef SRCU_TORTURE

@@ -311,6 +311,123 @@ static void test_kill_in_claim_dead(void)
 	close(fd);
 }
 
+/* ---- own identity: read as the other processes read it ---- */
+
+/* What qemu-user does: it answers "/proc/self/stat" and "/proc/<own
+ * pid>/stat" itself, with a start time of its own (a fork child gets its
+ * parent's), and leaves every other path to the kernel.  Set in a child
+ * only. */
+static int fake_own_stat;
+/* Make this process's own stat read name another pid, as a /proc of
+ * another pid namespace would. */
+static int fake_own_pid;
+
+static void at_proc_stat(enum srcu__torture_point p, void *arg)
+{
+	struct srcu__torture_stat *st = arg;
+	char own[32];
+
+	if (p != SRCU_TORTURE_POINT_PROC_STAT)
+		return;
+	snprintf(own, sizeof(own), "/proc/%d/stat", (int)getpid());
+	if (fake_own_stat && (!strcmp(st->path, "/proc/self/stat") || !strcmp(st->path, own)))
+		st->start += 1000;   /* 10 s off at 100 ticks a second */
+	if (fake_own_pid && !strncmp(st->path, "/proc/self/", 11))
+		st->pid += 1;
+}
+
+struct held_section {
+	struct srcu_struct *sp;
+	int out, in;
+};
+
+/* A section held open until the parent says: 'L' when inside. */
+static void *hold_section(void *arg)
+{
+	struct held_section *h = arg;
+	int idx = srcu_read_lock(h->sp);   /* this process's identity is read here */
+	char c = 'L';
+
+	REQUIRE(write(h->out, &c, 1) == 1);
+	REQUIRE(read(h->in, &c, 1) == 1);
+	srcu_read_unlock(h->sp, idx);
+	return NULL;
+}
+
+/*
+ * Bug caught: a process named itself by a start time read from a file
+ * other processes do not read about it (/proc/self/stat, which qemu-user
+ * fakes; or the calling thread's own task entry, whose start time is the
+ * thread's), so another process's recovery found the live owner's start
+ * time "changed", took it for dead and ended its open section.  Here a
+ * fork child holds a section, its identity read (fake) with the emulator's
+ * answers in place, (thread) in a thread started 50 ms after the process;
+ * the parent's recovery must report nothing.
+ */
+static void test_own_identity(int fake, int thread)
+{
+	int fd = new_memfd(), c2p[2], p2c[2], status, idx;
+	struct srcu_struct *sp = create(fd, 4, "identity");
+	pid_t pid;
+	char c;
+
+	idx = srcu_read_lock(sp);   /* our home slot */
+	srcu_read_unlock(sp, idx);
+	REQUIRE(pipe(c2p) == 0 && pipe(p2c) == 0);
+	fflush(NULL);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct held_section h = { sp, c2p[1], p2c[0] };
+
+		close(c2p[0]);
+		close(p2c[1]);
+		fake_own_stat = fake;
+		if (thread) {
+			sleep_ms(50);   /* the thread's start time: 5 ticks later */
+			join(spawn(hold_section, &h));
+		} else {
+			hold_section(&h);
+		}
+		_exit(srcu_shared_detach(sp) == 0 ? 0 : 1);
+	}
+	close(c2p[1]);   /* a child that dies early: read() says so */
+	close(p2c[0]);
+	REQUIRE(read(c2p[0], &c, 1) == 1 && c == 'L');   /* inside */
+	CHECK_EQ(recover_reports(sp, pid), 0);           /* alive: nothing ended */
+	REQUIRE(write(p2c[1], "x", 1) == 1);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+	close(c2p[0]);
+	close(p2c[1]);
+}
+
+/*
+ * Bug caught: an identity read from a stat file that names another pid
+ * (a /proc of another pid namespace) was used anyway.  Such an identity
+ * is refused at attach, -EACCES, rather than risked.
+ */
+static void test_own_identity_refused(void)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();   /* a child reads its identity anew */
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct srcu_struct *sp = NULL;
+		int fd = new_memfd();
+
+		fake_own_pid = 1;
+		_exit(init_srcu_struct_shared(fd, 4, "refused", &sp) == -EACCES && !sp ? 0 : 1);
+	}
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void)
 {
 	watchdog(60);
@@ -320,5 +437,9 @@ int main(void)
 	test_kill_in_claim_dead();
 	srcu__torture_point = at_fork_child;
 	test_fork_phantom_section();
+	srcu__torture_point = at_proc_stat;
+	test_own_identity(1, 0);
+	test_own_identity(0, 1);
+	test_own_identity_refused();
 	return check_report("test_shared_domain_hooks");
 }

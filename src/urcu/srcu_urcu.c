@@ -66,15 +66,55 @@ void *rcu_set_pointer_sym(void **p, void *v)
 	return v;
 }
 
-/* Full barriers, as liburcu documents for both. */
+/*
+ * A full fence on one side of a read-modify-write that liburcu documents
+ * as a full barrier (rcu_xchg_pointer(), rcu_cmpxchg_pointer(), like its
+ * uatomic_xchg() and uatomic_cmpxchg()): every access before the call is
+ * ordered before every access after it, as with cmm_smp_mb() on both
+ * sides.  A seq-cst RMW alone is not that: C11 orders it only against
+ * other seq-cst operations and fences, and on ARMv8.0 without LSE it is
+ * an LDAXR/STLXR loop, after which a later load may be satisfied before
+ * an earlier store (to another location) is visible: the store-buffering
+ * outcome that a caller's "store x; xchg p; load y" against another
+ * thread's "store y; fence; load x" must not see (model/litmus/
+ * urcu-xchg*.litmus).  So each side gets a seq-cst fence (dmb ish on
+ * arm64, sync on POWER), as Linux's fully ordered xchg() has.  On x86 the
+ * locked instruction is a full fence already: only the compiler is kept
+ * from moving accesses across it.
+ */
+static inline void full_fence_around_rmw(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	srcu__barrier();
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
 void *rcu_xchg_pointer_sym(void **p, void *v)
 {
-	return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+	void *old;
+
+	/* Before: the caller's earlier accesses (the object's initialization
+	 * above all) before the exchange and all that follows it; pairs
+	 * with the reader's address dependency (rcu_dereference()) and with
+	 * any full fence of another thread (the store-buffering shape). */
+	full_fence_around_rmw();
+	old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+	/* After: the exchange and everything before it before the caller's
+	 * later accesses (a later load of another location included); pairs
+	 * as the fence before. */
+	full_fence_around_rmw();
+	return old;
 }
 
 void *rcu_cmpxchg_pointer_sym(void **p, void *old, void *_new)
 {
+	/* Before and after, as in rcu_xchg_pointer_sym(); liburcu's
+	 * cmpxchg is a full barrier whether or not it succeeds. */
+	full_fence_around_rmw();
 	__atomic_compare_exchange_n(p, &old, _new, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	full_fence_around_rmw();
 	return old;
 }
 
@@ -121,9 +161,12 @@ void srcu_urcu_nothing(void)
  * thread: libsrcu's format, then abort, as libsrcu's own misuse does. */
 void srcu_urcu_unbalanced(struct srcu_struct *sp)
 {
-	if (sp->name)
+	/* Acquire: pairs with the release in srcu_set_name(). */
+	const char *name = __atomic_load_n(&sp->name, __ATOMIC_ACQUIRE);
+
+	if (name)
 		fprintf(stderr, "libsrcu: fatal: rcu_read_unlock() without rcu_read_lock() "
-			"on domain '%s' (liburcu flavour, srcu_urcu.h)\n", sp->name);
+			"on domain '%s' (liburcu flavour, srcu_urcu.h)\n", name);
 	else
 		fprintf(stderr, "libsrcu: fatal: rcu_read_unlock() without rcu_read_lock() "
 			"on domain srcu_struct@%p (liburcu flavour, srcu_urcu.h)\n", (void *)sp);
