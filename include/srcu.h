@@ -144,7 +144,8 @@ unsigned long srcu_shared_size(unsigned int slots);
 int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
 			    struct srcu_struct **spp);
 /* Attach from another process (fork children are attached already): 0,
- * -EINVAL (not a domain), -EPROTO (another layout), -EADDRINUSE (its id
+ * -EINVAL (not a domain), -EPROTO (another layout, or made by a
+ * process of another data model: 32/64-bit, byte order), -EADDRINUSE (its id
  * block is taken here), -EALREADY, -EXDEV (another pid or time
  * namespace), -ENOSPC (no slot free), -EBUSY (a pre-exec image of this
  * process is still attached), -ENOSYS, -EACCES. */

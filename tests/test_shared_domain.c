@@ -494,6 +494,16 @@ static void test_errors(void)
 	h->version++;
 	CHECK_EQ(attach_status(fd), EPROTO);
 	h->version--;
+	/* A file made by a process of another data model (its longs 4 bytes
+	 * where ours are 8, or the reverse; the other byte order): its
+	 * counters would be summed at wrong offsets.  Bug caught: a file
+	 * format that does not record the creator's word size (format 1). */
+	h->abi ^= 4 | 8;
+	CHECK_EQ(attach_status(fd), EPROTO);
+	h->abi ^= 4 | 8;
+	h->abi ^= 1u << 8;
+	CHECK_EQ(attach_status(fd), EPROTO);
+	h->abi ^= 1u << 8;
 	h->slots = 1000000;
 	CHECK_EQ(attach_status(fd), EINVAL);
 	h->slots = 3;
