@@ -7,7 +7,7 @@
 #include "../src/layout.h"   /* white-box: the private domain layout */
 
 static struct srcu_struct dom;
-static int handed_idx, handed, ending;
+static int handed_idx, handed, ending, returned;
 
 static void *downer(void *arg)
 {
@@ -17,11 +17,19 @@ static void *downer(void *arg)
 	return NULL;         /* and exit: no report, it is not ours any more */
 }
 
+static unsigned long sleeps_before;
+
+/* Ends the section only once the grace period sleeps on it (not after a
+ * fixed time, which a loaded machine may spend before the GP even
+ * starts): the wake-up below is then the only way the GP can end. */
 static void *upper(void *arg)
 {
 	(void)arg;
 	flag_wait(&handed);
-	sleep_ms(200);
+	while (__atomic_load_n(&srcu__dom(&dom)->stat_sleeps, __ATOMIC_RELAXED) == sleeps_before &&
+	       !flag_get(&returned))   /* a GP that ignored the section */
+		sleep_ms(1);
+	sleep_ms(20);
 	flag_set(&ending);
 	srcu_up_read(&dom, handed_idx);
 	return NULL;
@@ -32,18 +40,17 @@ static void *upper(void *arg)
  * exiting downer would then "end" the section early). */
 static void test_cross_thread(void)
 {
-	unsigned long sleeps;
 	pthread_t d, u;
 
 	REQUIRE(init_srcu_struct(&dom) == 0);
+	sleeps_before = srcu__dom(&dom)->stat_sleeps;
 	d = spawn(downer, NULL);
 	u = spawn(upper, NULL);
 	flag_wait(&handed);
 	join(d);
-	sleeps = srcu__dom(&dom)->stat_sleeps;
-	synchronize_srcu(&dom);
+	synchronize_srcu(&dom);   /* sleeps until srcu_up_read() wakes it */
+	flag_set(&returned);
 	CHECK(flag_get(&ending));
-	CHECK(srcu__dom(&dom)->stat_sleeps > sleeps);          /* slept and was woken */
 	join(u);
 	CHECK_EQ(cleanup_srcu_struct(&dom), 0);
 }

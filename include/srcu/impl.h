@@ -196,7 +196,7 @@ static inline int srcu__index(int idx)
 
 /* Owner-only increment of the counter n words past p, which scans read
  * concurrently.  No lock prefix and no fence: only this thread writes it,
- * and the store of an aligned word is single-copy atomic.  On x86-64 one
+ * and the store of an aligned word is single-copy atomic.  On x86 (64 and 32-bit) one
  * instruction, as the kernel's this_cpu_inc(), addressed through one
  * register (an indexed form, or a load and a store, is slower:
  * doc/performance.md).  Elsewhere a relaxed atomic add (one LSE
@@ -207,6 +207,9 @@ static inline int srcu__index(int idx)
 #if defined(__x86_64__)
 #define srcu__owner_inc(p, n) \
 	__asm__ __volatile__("addq $1, %c1(%0)" :: "r"(p), "i"(8 * (n)) : "memory")
+#elif defined(__i386__)
+#define srcu__owner_inc(p, n) \
+	__asm__ __volatile__("addl $1, %c1(%0)" :: "r"(p), "i"(4 * (n)) : "memory")
 #else
 #define srcu__owner_inc(p, n) \
 	((void)__atomic_fetch_add((p) + (n), 1, __ATOMIC_RELAXED))
@@ -215,11 +218,15 @@ static inline int srcu__index(int idx)
 /* Count a lock in the word at p (owner-only, as srcu__owner_inc()) and
  * say whether the word lacks SRCU__LOCK_NOTED: the thread's first lock of
  * this domain index, which must put the thread in the domain's reader
- * set.  On x86-64 the add's sign flag says it, one predicted branch. */
-#if defined(__x86_64__)
+ * set.  On x86 the add's sign flag says it, one predicted branch. */
+#if defined(__x86_64__) || defined(__i386__)
 static inline bool srcu__lock_count(unsigned long *p)
 {
+#if defined(__x86_64__)
 	__asm__ goto("addq $1, (%0)\n\tjns %l[unnoted]" : : "r"(p) : "memory", "cc" : unnoted);
+#else
+	__asm__ goto("addl $1, (%0)\n\tjns %l[unnoted]" : : "r"(p) : "memory", "cc" : unnoted);
+#endif
 	return false;
 unnoted:
 	return true;
@@ -249,16 +256,15 @@ static inline void srcu__lock_word(unsigned long *t, unsigned int w)
 static inline void srcu__unlock_word(unsigned long *t, unsigned int w)
 {
 	SRCU__TSAN_RELEASE(&srcu__gp_waits[w]);
-	/* C: the critical section before the count (a release store on
-	 * x86, where only the compiler may reorder it); pairs with A
-	 * (membarrier) in srcu__gp_readers_done(). */
-#if defined(__x86_64__)
+	/* C: the critical section before the count, as the compiler sees
+	 * it; pairs with A (membarrier) in srcu__gp_readers_done().  No
+	 * release on any CPU: a check that sums this count before its
+	 * membarrier had the membarrier's fence point land after the count
+	 * in this thread, and so after every access of the section
+	 * (doc/design.md, "The argument in C11 terms"; model/litmus's
+	 * *-RS-plain-unlock tests on AArch64 and POWER). */
 	srcu__barrier();
 	srcu__owner_inc(t + w, 2);   /* unlock[idx] */
-#else
-	/* An RMW, not a load and a store: see srcu__owner_inc(). */
-	(void)__atomic_fetch_add(t + w + 2, 1, __ATOMIC_RELEASE);
-#endif
 	/* W: pairs with the membarrier after the GP sets its waiting flag in
 	 * sleep_until_done(): either its scan sees this count or we see
 	 * the flag. */

@@ -1,0 +1,77 @@
+#!/bin/sh
+# scripts/read-side-asm.sh [ARCH...]: what the inline read side costs on
+# each architecture, read off the compiled code.  Compiles a read pair
+# around one load (include/srcu.h's srcu_read_lock() and
+# srcu_read_unlock(), -O2 -fPIC, as a program or library built with
+# Debian's cross gcc would get them) and prints, per architecture, the
+# instructions on the straight path from entry to the first return (the
+# fast path: gcc lays the slow paths out after it), the atomic
+# read-modify-writes and barriers among them, and the out-of-line atomic
+# helpers it calls.  A static count, not a timing: the machine that runs
+# this is x86-64.  ARCH: x86_64 aarch64 aarch64-lse ppc64le s390x riscv64
+# armhf i686 (default: those whose compiler is installed;
+# `scripts/deps.sh cross` installs them).
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat > "$tmp/pair.c" <<'C'
+#include <srcu.h>
+extern int shared_data;
+int srcu_pair(struct srcu_struct *sp)
+{
+	int idx = srcu_read_lock(sp);
+	int v = __atomic_load_n(&shared_data, __ATOMIC_RELAXED);
+
+	srcu_read_unlock(sp, idx);
+	return v;
+}
+C
+triple() {
+	case $1 in
+	x86_64) echo x86_64-linux-gnu ;;
+	aarch64|aarch64-lse) echo aarch64-linux-gnu ;;
+	ppc64le) echo powerpc64le-linux-gnu ;;
+	s390x) echo s390x-linux-gnu ;;
+	riscv64) echo riscv64-linux-gnu ;;
+	armhf) echo arm-linux-gnueabihf ;;
+	i686) echo i686-linux-gnu ;;
+	*) echo "read-side-asm: unknown arch $1" >&2; exit 2 ;;
+	esac
+}
+[ $# -gt 0 ] || set -- x86_64 aarch64 aarch64-lse ppc64le s390x riscv64 armhf i686
+printf '| arch | fast-path instructions | atomic RMWs and barriers on it | out-of-line helpers |\n'
+printf '|---|---|---|---|\n'
+for a in "$@"; do
+	t=$(triple "$a")
+	cc=$t-gcc
+	[ "$a" = x86_64 ] && cc=gcc
+	command -v "$cc" > /dev/null || { printf '| %s | (no %s) | | |\n' "$a" "$cc"; continue; }
+	flags=
+	[ "$a" = aarch64-lse ] && flags=-march=armv8.1-a
+	# shellcheck disable=SC2086
+	"$cc" -O2 -fPIC $flags -I "$here/include" -c "$tmp/pair.c" -o "$tmp/$a.o"
+	od=$t-objdump
+	command -v "$od" > /dev/null || od=objdump
+	"$od" -d --no-show-raw-insn "$tmp/$a.o" | awk -v arch="$a" '
+	/<srcu_pair>:/ { on = 1; next }
+	on && NF == 0 { next }
+	on && /^[0-9a-f]+ <\.L/ { next }   # a local label (riscv64)
+	on && /^[0-9a-f]+ </ { exit }       # the next function
+	on {
+		sub(/^[ \t]*[0-9a-f]+:[ \t]*/, "")
+		split($0, f, /[ \t]+/)
+		op = f[1]
+		n++
+		if (op ~ /^(lock|ldadd|ldaddl|ldadda|ldaddal|ldarx|stdcx\.|lwarx|stwcx\.|ldrex|strex|amoadd\.d|amoadd\.w|lr\.|sc\.|laag|lrarx|xadd|dmb|lwsync|sync|isync|fence|bcr|mfence)/ || $0 ~ /lock /)
+			rmw = rmw (rmw ? ", " : "") op
+		if ($0 ~ /__aarch64_|__atomic_|__sync_/) {
+			h = $0; sub(/.*</, "", h); sub(/>.*/, "", h); sub(/\+.*/, "", h)
+			help = help (help ? ", " : "") h
+		}
+		if (op ~ /^(ret|blr|bx)$/ || $0 ~ /br[ \t]+%r14/ || ($0 ~ /^pop/ && $0 ~ /pc/) || $0 ~ /^ldmia.*pc/) {
+			printf("| %s | %d | %s | %s |\n", arch, n, rmw ? rmw : "none", help ? help : "none")
+			exit
+		}
+	}'
+done
