@@ -305,6 +305,17 @@ static void *user_waits_for_reset(void *arg)
 	return NULL;
 }
 
+static void *user_briefly(void *arg)
+{
+	int tag = srcu_gate_enter(&gate);
+
+	(void)arg;
+	flag_set(&inside);
+	sleep_us(50 * 1000);
+	srcu_gate_exit(&gate, tag);
+	return NULL;
+}
+
 static void wedge(void *arg)
 {
 	CHECK(arg == &wedged);
@@ -329,6 +340,21 @@ static void test_wedge(void)
 	/* A reset that is quick never calls its hook. */
 	CHECK_EQ(srcu_gate_reset_timeout(&gate, other_fn, NULL, 1000L * 1000 * 1000,
 					 wedge, &wedged), 5);
+	CHECK_EQ(wedge_calls, 1);
+	/* Timeouts past a 32-bit long's 2.1 s, or past the clock's range,
+	 * are long waits, not expired ones: a user inside for 50 ms is
+	 * waited for without the hook.  Bug caught: a deadline computed in
+	 * a long (wrapped on ILP32) or overflowing int64_t (the hook called
+	 * at the first sleep). */
+	for (int i = 0; i < 2; i++) {
+		inside = 0;
+		t = spawn(user_briefly, NULL);
+		flag_wait(&inside);
+		CHECK_EQ(srcu_gate_reset_timeout(&gate, other_fn, NULL,
+						 i ? INT64_MAX : (int64_t)3 * 1000 * 1000 * 1000,
+						 wedge, &wedged), 5);
+		join(t);
+	}
 	CHECK_EQ(wedge_calls, 1);
 	CHECK_EQ(srcu_gate_destroy(&gate), 0);
 }
