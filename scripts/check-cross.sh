@@ -52,6 +52,19 @@ if [ "${NO_DEPS:-0}" != 1 ]; then
 	scripts/deps.sh cross $archs || exit 1
 fi
 
+# Can this machine run an i386 program natively?  A kernel built without
+# IA32 emulation (or booted with ia32_emulation=0) cannot.
+i686_runs_natively() {
+	d=$(mktemp -d)
+	printf 'int main(void) { return 0; }\n' >"$d/t.c"
+	i686-linux-gnu-gcc "$d/t.c" -o "$d/t" \
+		-Wl,--dynamic-linker=/usr/i686-linux-gnu/lib/ld-linux.so.2 \
+		-Wl,-rpath,/usr/i686-linux-gnu/lib >/dev/null 2>&1 && "$d/t" 2>/dev/null
+	r=$?
+	rm -rf "$d"
+	return $r
+}
+
 summary=${BUILD_PREFIX}summary.txt
 rows=""
 bad=0
@@ -60,8 +73,14 @@ for arch in $archs; do
 	b=$BUILD_PREFIX$arch
 	t0=$(date +%s)
 	built=clean
+	arch_note=""
 	scale_arg=""
 	[ -n "${TIMEOUT_SCALE:-}" ] && scale_arg="-DSRCU_TEST_TIMEOUT_SCALE=$TIMEOUT_SCALE"
+	if [ "$arch" = i686 ] && ! i686_runs_natively; then
+		echo "=== i686: this kernel cannot exec i386 binaries (no IA32 emulation): qemu-i386"
+		scale_arg="$scale_arg -DSRCU_I686_QEMU=ON"
+		arch_note=" (qemu-i386)"
+	fi
 	echo "=== $arch: configure ($b)"
 	mkdir -p "$b"
 	# shellcheck disable=SC2086
@@ -98,8 +117,8 @@ for arch in $archs; do
 		;;
 	esac
 	t1=$(date +%s)
-	rows="$rows$(printf '| %-8s | %-16s | %4s / %2s / %2s | %7s | %6s |' \
-		"$arch" "$built" "$pass" "$fail" "$tout" "$skip" "$((t1 - t0))")
+	rows="$rows$(printf '| %-8s | %-16s | %4s / %2s / %2s          | %7s | %6s |' \
+		"$arch$arch_note" "$built" "$pass" "$fail" "$tout" "$skip" "$((t1 - t0))")
 "
 done
 {

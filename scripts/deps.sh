@@ -12,7 +12,8 @@
 # ci: all of them.  cross: what scripts/check-cross.sh needs for each ARCH
 # (default all: aarch64 ppc64le s390x riscv64 armhf i686 musl): Debian's
 # gcc/g++ cross compilers (their target libc comes with them), qemu-user
-# for the emulated ones, musl-tools for musl.
+# for the emulated ones (and i686 where the kernel cannot exec i386
+# binaries), musl-tools for musl.
 # As root it runs apt-get; otherwise sudo -n apt-get; if neither can, it
 # stops at once and prints the exact command to run.  Idempotent: nothing
 # is installed, and no package list fetched, when all are present.
@@ -37,7 +38,7 @@ cross_pkgs() {
 		*) echo "deps: unknown architecture '$a'" >&2; exit 2 ;;
 		esac
 		echo "gcc-$t g++-$t"
-		[ "$a" = i686 ] || echo qemu-user
+		echo qemu-user   # i686: where the kernel cannot exec i386 binaries
 	done
 }
 
