@@ -3,12 +3,17 @@
 # is missing.  The one list of packages for the Makefile and .ci/run.
 #
 #   scripts/deps.sh build|check|bench|ci
+#   scripts/deps.sh cross [ARCH...]
 #
 # build: compile and test with gcc; check: + clang (the second compiler),
 # spin (the model), valgrind, debhelper (the Debian packages), liburcu-dev
 # (libsrcu-urcu, the liburcu flavour, and its tests); bench: + the peers
 # srcu-bench compares (liburcu-dev, libck-dev) and gnuplot for its plots;
-# ci: all of them.
+# ci: all of them.  cross: what scripts/check-cross.sh needs for each ARCH
+# (default all: aarch64 ppc64le s390x riscv64 armhf i686 musl): Debian's
+# gcc/g++ cross compilers (their target libc comes with them), qemu-user
+# for the emulated ones (and i686 where the kernel cannot exec i386
+# binaries), musl-tools for musl.
 # As root it runs apt-get; otherwise sudo -n apt-get; if neither can, it
 # stops at once and prints the exact command to run.  Idempotent: nothing
 # is installed, and no package list fetched, when all are present.
@@ -20,16 +25,36 @@ BUILD="build-essential cmake pkg-config"
 CHECK="clang spin valgrind debhelper dpkg-dev liburcu-dev"
 BENCH="liburcu-dev libck-dev gnuplot-nox"
 
+cross_pkgs() {
+	for a in "$@"; do
+		case "$a" in
+		aarch64) t=aarch64-linux-gnu ;;
+		ppc64le) t=powerpc64le-linux-gnu ;;
+		s390x)   t=s390x-linux-gnu ;;
+		riscv64) t=riscv64-linux-gnu ;;
+		armhf)   t=arm-linux-gnueabihf ;;
+		i686)    t=i686-linux-gnu ;;
+		musl)    echo musl-tools; continue ;;
+		*) echo "deps: unknown architecture '$a'" >&2; exit 2 ;;
+		esac
+		echo "gcc-$t g++-$t"
+		echo qemu-user   # i686: where the kernel cannot exec i386 binaries
+	done
+}
+
 case "${1:-}" in
 build) want="$BUILD" ;;
+cross) shift
+       [ $# -gt 0 ] || set -- aarch64 ppc64le s390x riscv64 armhf i686 musl
+       want="$BUILD $(cross_pkgs "$@" | tr '\n' ' ')" ;;
 check) want="$BUILD $CHECK" ;;
 bench) want="$BUILD $BENCH" ;;
 ci)    want="$BUILD $CHECK $BENCH" ;;
-*)     echo "usage: $0 build|check|bench|ci" >&2; exit 2 ;;
+*)     echo "usage: $0 build|check|bench|ci|cross [ARCH...]" >&2; exit 2 ;;
 esac
 
 missing=""
-for p in $want; do
+for p in $(printf '%s\n' $want | sort -u); do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing="$missing $p"
 done

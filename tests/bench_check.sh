@@ -9,13 +9,15 @@
 # stops here"), and the SUMMARY printed 0.00 for every figure not run.
 set -u
 bench=$1
+# A cross run: the emulator's command line goes before it (check.h).
+run() { ${SRCU_TEST_EXEC_PREFIX:-} "$bench" "$@"; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 fails=0
 fail() { echo "bench_check: $*"; fails=$((fails + 1)); }
 summary() { grep '^SUMMARY ' "$out"; }
 
-SRCU_BENCH_FAIL=9 "$bench" --quick --no-callgrind --only 9 >"$out" 2>&1
+(export SRCU_BENCH_FAIL=9; run --quick --no-callgrind --only 9) >"$out" 2>&1
 rc=$?
 [ $rc -ne 0 ] || fail "a failed figure 9: exit status 0"
 grep -q '^FAILED: figure 9' "$out" || fail "no 'FAILED: figure 9' line"
@@ -23,7 +25,7 @@ summary | grep -q ' failed=9\( \|$\)' || fail "SUMMARY lacks failed=9: $(summary
 summary | grep -q ' read_pair_ns=not-run' || fail "SUMMARY: figure 1 not run, yet: $(summary)"
 summary | grep -Eq '=(0\.0+|-?nan)( |$)' && fail "SUMMARY prints zeros: $(summary)"
 
-"$bench" --quick --no-callgrind --only 9 >"$out" 2>&1
+run --quick --no-callgrind --only 9 >"$out" 2>&1
 rc=$?
 [ $rc -eq 0 ] || { fail "a clean figure 9: exit status $rc"; cat "$out"; }
 summary | grep -q ' failed=none' || fail "clean run, SUMMARY lacks failed=none: $(summary)"

@@ -101,11 +101,70 @@ static void watchdog_fired(int sig)
 	_exit(2);
 }
 
-/* Fail the whole test if it runs longer than seconds. */
+/*
+ * Cross-architecture runs (doc/testing.md): ctest runs a cross build's
+ * tests under qemu-user and tells each test so in SRCU_TEST_EXEC_PREFIX,
+ * the emulator's command line ("qemu-aarch64 -L /usr/aarch64-linux-gnu"),
+ * through which a test execs its own binaries (no binfmt_misc is assumed).
+ * Empty or unset: the test runs natively.  SRCU_TEST_TIMEOUT_SCALE (an
+ * integer, default 1) stretches the watchdogs as ctest's timeouts are.
+ */
+static inline const char *test_exec_prefix(void)
+{
+	const char *p = getenv("SRCU_TEST_EXEC_PREFIX");
+
+	return p && *p ? p : NULL;
+}
+
+static inline bool test_emulated(void)
+{
+	return test_exec_prefix() != NULL;
+}
+
+/* True (and a SKIP line with the reason) when emulated: the caller skips
+ * the case, which still runs on every native build. */
+static inline bool skip_if_emulated(const char *what, const char *why)
+{
+	if (!test_emulated())
+		return false;
+	printf("SKIP under emulation (%s): %s: %s\n", test_exec_prefix(), what, why);
+	fflush(stdout);
+	return true;
+}
+
+/* execv() of a binary of this build, through the emulator when there is
+ * one: argv[0] is the program itself.  Returns only on failure. */
+static inline int test_execv(const char *path, char *const argv[])
+{
+	const char *prefix = test_exec_prefix();
+	char buf[512], *words[32];
+	int n = 0, i;
+
+	if (!prefix)
+		return execv(path, argv);
+	snprintf(buf, sizeof(buf), "%s", prefix);
+	for (char *w = strtok(buf, " "); w && n < 16; w = strtok(NULL, " "))
+		words[n++] = w;
+	words[n++] = (char *)path;
+	for (i = 1; argv[i] && n < 31; i++)
+		words[n++] = argv[i];
+	words[n] = NULL;
+	return execvp(words[0], words);
+}
+
+static inline unsigned int test_timeout_scale(void)
+{
+	const char *s = getenv("SRCU_TEST_TIMEOUT_SCALE");
+	int k = s ? atoi(s) : 1;
+
+	return k > 1 ? (unsigned int)k : 1;
+}
+
+/* Fail the whole test if it runs longer than seconds (times the scale). */
 static inline void watchdog(unsigned int seconds)
 {
 	signal(SIGALRM, watchdog_fired);
-	alarm(seconds);
+	alarm(seconds * test_timeout_scale());
 }
 
 /*

@@ -77,32 +77,44 @@ static void wait_reads(int i, unsigned long n)
 int main(void)
 {
 	const char *now = srcu_backend();
+	/* musl runs no .preinit_array (neither its dynamic linker nor its
+	 * static start-up): the cases before every constructor are not
+	 * there to test, the constructor's are. */
+	bool preinit = backend_at_preinit != NULL;
 	pthread_t s;
 
 	watchdog(60);
 	printf("backend before constructors: %s, in the program's constructor: %s, "
-	       "in main: %s\n", backend_at_preinit, backend_at_ctor, now);
-	CHECK(strcmp(backend_at_preinit, "fence") == 0);   /* it did run first */
+	       "in main: %s\n", preinit ? backend_at_preinit : "(no .preinit_array run)",
+	       backend_at_ctor, now);
+	if (!preinit)
+		printf("SKIP: sections before every constructor: this libc runs no "
+		       ".preinit_array (musl)\n");
+	CHECK(!preinit || strcmp(backend_at_preinit, "fence") == 0);   /* it did run first */
 	CHECK(strcmp(backend_at_ctor, now) == 0);          /* libsrcu's ran before */
 
 	/* Sections on this thread, whose record was made in fence mode. */
 	for (int i = 0; i < 1000; i++)
 		srcu_read_unlock(&early_dom, srcu_read_lock(&early_dom));
-	wait_reads(0, 1000);
+	if (preinit)
+		wait_reads(0, 1000);
 	wait_reads(1, 1000);
 
 	/* A grace period waits for the section taken before the switch. */
-	s = spawn(sync_held, NULL);
-	sleep_ms(100);
-	CHECK(!flag_get(&gp_done));
-	srcu_read_unlock(&held_dom, held_idx);
-	join(s);
-	CHECK(flag_get(&gp_done));
+	if (preinit) {
+		s = spawn(sync_held, NULL);
+		sleep_ms(100);
+		CHECK(!flag_get(&gp_done));
+		srcu_read_unlock(&held_dom, held_idx);
+		join(s);
+		CHECK(flag_get(&gp_done));
+	}
 
 	for (int i = 0; i < 100; i++)
 		synchronize_srcu(&early_dom);
 	flag_set(&stop);
-	join(readers[0]);
+	if (preinit)
+		join(readers[0]);
 	join(readers[1]);
 	printf("%s\n", check_failures ? "FAIL" : "PASS");
 	return check_failures ? 1 : 0;

@@ -19,8 +19,18 @@
 #define CHILD_MAY_SPAWN 1
 #endif
 
+/* Nor can qemu-user 7.2: a thread created in such a child asserts
+ * (cpu_exec: "cpu == current_cpu") and the child dies with 127.  The
+ * cases that need it are skipped under emulation only (check.h). */
+static bool child_may_spawn(const char *what)
+{
+	return CHILD_MAY_SPAWN &&
+	       !skip_if_emulated(what, "qemu-user 7.2 asserts when the child of a "
+				 "multithreaded fork creates a thread");
+}
+
 static struct srcu_struct dom;
-static int inside, release;
+static int inside, release, child_spawns;
 
 static void *hold_reader(void *arg)
 {
@@ -63,7 +73,7 @@ static int child_body(void)
 	synchronize_srcu_expedited(&dom);
 	idx = srcu_read_lock(&dom);
 	srcu_read_unlock(&dom, idx);
-	if (CHILD_MAY_SPAWN)
+	if (child_spawns)
 		join(spawn(child_reader, NULL));
 	synchronize_srcu(&dom);
 	if (srcu_batches_completed(&dom) < b + 3)
@@ -82,6 +92,7 @@ static void test_fork_with_reader_and_gp(void)
 	pid_t pid;
 	int status;
 
+	child_spawns = child_may_spawn("a reader thread in the child");
 	REQUIRE(init_srcu_struct(&dom) == 0);
 	r = spawn(hold_reader, NULL);
 	flag_wait(&inside);
@@ -139,7 +150,7 @@ static void test_fork_polled_cookie(void)
 	pid_t pid;
 	int status, idx;
 
-	if (!CHILD_MAY_SPAWN)
+	if (!child_may_spawn("a polled cookie in the child"))
 		return;   /* the child's worker is a thread */
 	REQUIRE(init_srcu_struct(&dom) == 0);
 	idx = srcu_read_lock(&dom);

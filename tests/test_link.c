@@ -146,9 +146,17 @@ int main(void)
 		join(spawn(short_reader, NULL));
 	after = vm_size_kib();
 	printf("address space after 300 reader threads: +%ld KiB\n", after - before);
-	CHECK_LT(after - before, 32 * 1024);
+	/* qemu-user 7.2 itself keeps ~500 KiB of address space per thread
+	 * that ever ran (300 threads of a program without libsrcu: +146 MiB),
+	 * which hides the records' reuse. */
+	if (!skip_if_emulated("records reused (VmSize)", "qemu-user's own address space "
+			      "grows by ~500 KiB per thread created"))
+		CHECK_LT(after - before, 32 * 1024);
 
-	fork_while_busy();
+	/* Its children start libsrcu's worker thread. */
+	if (!skip_if_emulated("fork while busy", "qemu-user 7.2 asserts when the child of a "
+			      "multithreaded fork creates a thread (cpu_exec: cpu == current_cpu)"))
+		fork_while_busy();
 	printf("%s\n", check_failures ? "FAIL" : "PASS");
 	return check_failures ? 1 : 0;
 }

@@ -60,7 +60,9 @@ static struct helper helper_start(const char *mode, int fd)
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execl(self_exe, self_exe, mode, fds, (char *)NULL);
+		char *argv[] = { (char *)self_exe, (char *)mode, fds, NULL };
+
+		test_execv(self_exe, argv);   /* through qemu-user on a cross run */
 		_exit(127);
 	}
 	close(in[0]);
@@ -710,7 +712,16 @@ static void test_two_domains(void)
 
 int main(int argc, char **argv)
 {
+	/* The binary's own path: under qemu-user, /proc/self/exe opened by
+	 * the emulator's new process would be the emulator itself. */
+	static char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
 	self_exe = "/proc/self/exe";
+	if (n > 0) {
+		exe[n] = 0;
+		self_exe = exe;
+	}
 	if (argc == 3)
 		return helper_main(argv[1], atoi(argv[2]));
 	watchdog(120);

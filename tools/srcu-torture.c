@@ -20,6 +20,7 @@
  *                [--expedited-ratio R] [--seed X] [--flavor F] [--json FILE]
  *                [--reader-delay PERMILLE] [--stop-on-fail] [--no-chaos]
  *                [--stall S] [--signal-storm] [--fork-storm] [--processes N]
+ *                [--no-fork]
  *
  * Writers: --writers call synchronize_srcu*(); --async-writers (default 1)
  * retire through call_srcu(), whose callback poisons; --poll-writers
@@ -31,6 +32,9 @@
  * the writers and on short-lived reader threads (their first section and
  * their exit under fire), and with --fork-storm a fork() every few ms
  * whose child must finish the callbacks it inherited exactly once.
+ * --no-fork leaves chaos's forks out (qemu-user 7.2 asserts when the
+ * child of a multithreaded fork creates a thread; tools/CMakeLists.txt
+ * passes it on cross runs under emulation); --fork-storm is refused then.
  *
  * --processes N (torture-procs.c) runs a process-shared domain instead:
  * N reader processes of --readers threads (default 2) each, objects in a
@@ -84,7 +88,7 @@ static void usage(int status)
 		"                    [--async-writers N] [--poll-writers N]\n"
 		"                    [--expedited-ratio R] [--seed X] [--flavor F] [--json FILE]\n"
 		"                    [--reader-delay PERMILLE] [--stop-on-fail] [--no-chaos] [--stall S]\n"
-		"                    [--signal-storm] [--fork-storm] [--processes N]\n"
+		"                    [--signal-storm] [--fork-storm] [--processes N] [--no-fork]\n"
 		"flavors: srcu busted-nosync busted-onescan busted-nofence busted-cbnowait\n"
 		"         busted-earlypoll busted-earlyfence busted-discardlive (--processes)\n");
 	exit(status);
@@ -122,6 +126,7 @@ static void parse_options(int argc, char **argv)
 		{ "signal-storm", no_argument, 0, 'G' },
 		{ "fork-storm", no_argument, 0, 'F' },
 		{ "processes", required_argument, 0, 'p' },
+		{ "no-fork", no_argument, 0, 'N' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -147,6 +152,7 @@ static void parse_options(int argc, char **argv)
 		case 'F': cfg.fork_storm = true; break;
 		case 'T': cfg.stall_s = atof(optarg); stall_set = true; break;
 		case 'p': cfg.processes = atoi(optarg); break;
+		case 'N': cfg.no_fork = true; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -162,6 +168,10 @@ static void parse_options(int argc, char **argv)
 	if (cfg.flavor == SRCU_TORTURE_DISCARDLIVE && !cfg.processes) {
 		fprintf(stderr, "srcu-torture: busted-discardlive breaks shared domains only: "
 			"it needs --processes\n");
+		usage(2);
+	}
+	if (cfg.no_fork && (cfg.fork_storm || cfg.processes)) {
+		fprintf(stderr, "srcu-torture: --no-fork leaves out --fork-storm and --processes\n");
 		usage(2);
 	}
 	if (cfg.processes) {

@@ -150,6 +150,7 @@ struct torture_config {
 	bool chaos;                  /* churn, fork, signals, exit-inside */
 	bool signal_storm;           /* chaos: sections in signal handlers */
 	bool fork_storm;             /* chaos: fork() every few ms */
+	bool no_fork;                /* chaos: no fork() at all (qemu-user) */
 	double stall_s;              /* a writer without progress this long: FAIL */
 	int processes;               /* reader processes (torture-procs.c); 0: threads */
 };

@@ -292,6 +292,12 @@ static void on_signal(int sig)
 		handler_section();
 }
 
+/* musl names the thread a SIGEV_THREAD_ID event targets; glibc has it
+ * only as the internal union member (older glibc: no macro). */
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
 /* A timer that sends SIGUSR1 to the calling thread every period_ns. */
 static bool storm_timer_start(timer_t *t, int64_t period_ns)
 {
@@ -301,7 +307,7 @@ static bool storm_timer_start(timer_t *t, int64_t period_ns)
 	memset(&ev, 0, sizeof(ev));
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = SIGUSR1;
-	ev._sigev_un._tid = gettid();
+	ev.sigev_notify_thread_id = gettid();
 	if (timer_create(CLOCK_MONOTONIC, &ev, t) != 0)
 		return false;
 	if (timer_settime(*t, 0, &its, NULL) != 0) {
@@ -454,7 +460,7 @@ static void *chaos_main(void *arg)
 	while (!stopping()) {
 		__atomic_store_n(&run->chaos_progress_ns, now_ns(), __ATOMIC_RELAXED);
 		churn_one_domain(&seed);
-		if (now_ns() >= next_fork) {
+		if (!cfg.no_fork && now_ns() >= next_fork) {
 			fork_and_check(fork_child_work, "a forked child could not use libsrcu");
 			next_fork = now_ns() + 1500L * 1000 * 1000;
 		}

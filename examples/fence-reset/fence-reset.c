@@ -186,7 +186,9 @@ static double run(int rwlock_mode, int clients, double seconds)
 	if (srcu_gate_init(&gate) != 0)
 		exit(2);
 	pthread_rwlockattr_init(&attr);   /* fair to the reset: writers first */
+#ifdef __GLIBC__   /* a glibc extension; musl's rwlock has no kinds */
 	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+#endif
 	pthread_rwlock_init(&rwlock, &attr);
 	for (i = 0; i < clients; i++)
 		pthread_create(&t[i], NULL, client, (void *)(uintptr_t)(i + 1));

@@ -76,7 +76,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static int mapped(const char *path)
+__attribute__((unused)) static int mapped(const char *path)
 {
 	char line[4096], *base = strrchr(path, '/');
 	FILE *f = fopen("/proc/self/maps", "r");
@@ -114,10 +114,12 @@ static int cycle(const char *path, int nworkers, unsigned int seed)
 	sleep_us(2000 + rand_r(&seed) % 20000);
 	srcu_gate_shutdown(&gate);          /* nobody is inside, nobody gets in */
 	dlclose(p.handle);                  /* the code is gone */
+#ifdef __GLIBC__   /* musl's dlclose() never unmaps: nothing to check there */
 	if (mapped(path)) {
 		fprintf(stderr, "plugin-unload: the plugin is still mapped after dlclose\n");
 		return -1;
 	}
+#endif
 	sleep_us(2000);                     /* workers keep coming: refused */
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < nworkers; i++)
