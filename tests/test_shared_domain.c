@@ -142,6 +142,12 @@ static int helper_main(const char *mode, int fd)
 
 		return err ? -err : 0;
 	}
+	if (strcmp(mode, "create") == 0) {   /* format the file, leave it */
+		struct srcu_struct *s2 = NULL;
+		int err = init_srcu_struct_shared(fd, 4, "other-model", &s2);
+
+		return err ? -err : 0;
+	}
 	sp = helper_attach(fd);
 	if (strcmp(mode, "hold") == 0) {     /* a section until told */
 		idx = srcu_read_lock(sp);
@@ -710,6 +716,53 @@ static void test_two_domains(void)
 	close(fb);
 }
 
+/* Run the other data model's test binary (cmd: its argv, with its
+ * emulator; it inherits fd) in mode, and its exit status. */
+static int other_model_run(char **cmd, const char *mode, int fd)
+{
+	char fds[16], *argv[24];
+	int n = 0, st;
+	pid_t pid;
+
+	snprintf(fds, sizeof(fds), "%d", fd);
+	while (cmd[n] && n < 20) {
+		argv[n] = cmd[n];
+		n++;
+	}
+	argv[n++] = (char *)mode;
+	argv[n++] = fds;
+	argv[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	REQUIRE(waitpid(pid, &st, 0) == pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
+ * `test_shared_domain other-model CMD...`: CMD runs this test built for
+ * another data model (i686 or armhf against x86-64: scripts/check-cross.sh
+ * does it).  Each side refuses the other's file with -EPROTO.  Bug
+ * caught: a 32-bit and a 64-bit process attached to one file, summing
+ * each other's counters at wrong offsets (file format 1 had no word size).
+ */
+static int test_other_model(char **cmd)
+{
+	struct srcu_struct *sp = NULL;
+	int mine = new_memfd(), theirs = new_memfd();
+
+	watchdog(120);
+	sp = create(mine, 4, "this-model");
+	CHECK_EQ(other_model_run(cmd, "attach", mine), EPROTO);
+	CHECK_EQ(other_model_run(cmd, "create", theirs), 0);
+	CHECK_EQ(srcu_shared_attach(theirs, &sp), -EPROTO);
+	return check_report("test_shared_domain other-model");
+}
+
 int main(int argc, char **argv)
 {
 	/* The binary's own path: under qemu-user, /proc/self/exe opened by
@@ -722,6 +775,8 @@ int main(int argc, char **argv)
 		exe[n] = 0;
 		self_exe = exe;
 	}
+	if (argc >= 3 && strcmp(argv[1], "other-model") == 0)
+		return test_other_model(argv + 2);
 	if (argc == 3)
 		return helper_main(argv[1], atoi(argv[2]));
 	watchdog(120);
