@@ -556,9 +556,9 @@ static uint64_t lock_token(struct srcu_struct *sp)
 	if (!shared(sp))
 		return 1;
 	me = srcu__shm_self();
-	if (!me)   /* a fork child that cannot read /proc/self/stat */
+	if (!me)   /* a fork child that cannot read its own /proc entry */
 		srcu__report_fatal("process %d cannot run a grace period of shared domain %s: "
-			    "it cannot read /proc/self/stat, its identity there",
+			    "it cannot read /proc/self/task/<pid>/stat, its identity there",
 			    (int)getpid(), srcu__report_name(sp, n, sizeof(n)));
 	return me;
 }

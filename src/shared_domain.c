@@ -299,6 +299,9 @@ int srcu_shared_attach(int fd, struct srcu_struct **spp)
 	 * under us (it is others' to write), the copy does not. */
 	(void)load_acquire((uint64_t *)(void *)h->magic);
 	memcpy(&copy, h, sizeof(copy));
+	/* The one word others write while attached (an atomic max in
+	 * slots_high_raise()): read as an atomic, not as bytes of the copy. */
+	copy.slots_high = load_relaxed(&h->slots_high);
 	err = srcu__shm_validate(&copy, srcu__shm_domain_at(h), have);
 	if (!err && (copy.pidns != srcu__shm_pidns() || copy.timens != srcu__shm_timens()))
 		err = -EXDEV;
