@@ -48,7 +48,7 @@ int64_t srcu__fence_patience_ns = 1000 * 1000L;   /* tests may lengthen it */
  * the global one for shared domains.  Its words are this process's. */
 struct service {
 	unsigned long seq;        /* count, state RUNNING while one runs */
-	uint64_t lock;            /* 0 free, 1: a caller runs membarriers */
+	srcu__u64 lock;           /* 0 free, 1: a caller runs membarriers */
 	unsigned int event;       /* futex word: bumped when one ends */
 	unsigned int sleepers;    /* callers asleep on event */
 	bool global;              /* GLOBAL_EXPEDITED, not PRIVATE_EXPEDITED */

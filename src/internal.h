@@ -256,7 +256,7 @@ SRCU__HIDDEN void srcu__backend_event_bump(unsigned int *event, unsigned int *sl
 /* A one-word lock taken with a CAS after a plain look: a failing CAS would
  * take the line from its holder, once per waiting caller.  The holder
  * stores token (nonzero): 1, or an identity that names it. */
-static inline bool srcu__backend_trylock(uint64_t *lock, uint64_t token)
+static inline bool srcu__backend_trylock(srcu__u64 *lock, uint64_t token)
 {
 	uint64_t expected = 0;
 

@@ -241,7 +241,7 @@ static void format(struct srcu__shm_header *h, unsigned int slots, unsigned int 
 	memcpy(&magic, SRCU__SHM_MAGIC, sizeof(magic));
 	/* Release: pairs with the acquire in srcu_shared_attach(): an
 	 * attacher that sees the magic sees the header and domain. */
-	store_release((uint64_t *)(void *)h->magic, magic);
+	store_release((srcu__u64 *)(void *)h->magic, magic);
 }
 
 int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
@@ -297,7 +297,7 @@ int srcu_shared_attach(int fd, struct srcu_struct **spp)
 	/* Acquire: pairs with the release of the creator's magic.  The
 	 * header is validated, and used, from one copy: the file may change
 	 * under us (it is others' to write), the copy does not. */
-	(void)load_acquire((uint64_t *)(void *)h->magic);
+	(void)load_acquire((srcu__u64 *)(void *)h->magic);
 	memcpy(&copy, h, sizeof(copy));
 	/* The one word others write while attached (an atomic max in
 	 * slots_high_raise()): read as an atomic, not as bytes of the copy. */

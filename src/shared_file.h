@@ -44,9 +44,9 @@ struct srcu__shm_header {
 	uint32_t block;           /* the id block, the same in every process */
 	uint32_t slots;           /* reader slots */
 	uint32_t slots_high;      /* one past the highest slot ever claimed */
-	uint64_t size;            /* srcu__shm_size(slots) */
-	uint64_t pidns;           /* inode of the creator's pid namespace */
-	uint64_t timens;          /* and of its time namespace (start times) */
+	srcu__u64 size;           /* srcu__shm_size(slots) */
+	srcu__u64 pidns;          /* inode of the creator's pid namespace */
+	srcu__u64 timens;         /* and of its time namespace (start times) */
 	int32_t creator;          /* pid, for messages */
 	uint32_t abi;             /* SRCU__SHM_ABI */
 };
@@ -82,7 +82,7 @@ static inline int srcu__shm_owner_pid(uint64_t owner)
  * for its threads' first sections. */
 #define SRCU__SHM_PENDING  3u
 struct srcu__shm_owner {
-	uint64_t owner __attribute__((aligned(8)));
+	srcu__u64 owner;          /* 8-byte aligned on every ABI (layout.h) */
 	uint32_t state;
 	uint32_t pad;
 };
