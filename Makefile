@@ -25,7 +25,7 @@ test: all
 
 check:
 	$(DEPS) check
-	$(MAKE) --no-print-directory test asan tsan clang model
+	$(MAKE) --no-print-directory test asan tsan clang model check-cross-ci
 	@echo "make check: all suites passed"
 
 # Every test again under AddressSanitizer + UndefinedBehaviorSanitizer.
@@ -67,10 +67,12 @@ CROSS_JOBS ?= 2
 check-cross:
 	JOBS=$(CROSS_JOBS) scripts/check-cross.sh $(ARCHS)
 
-# CI's share: aarch64 under qemu and i686 natively, each with the curated
-# subset (scripts/check-cross.sh --ci).
+# make check's share: aarch64 and armhf (32-bit) under qemu, each with the
+# curated subset (scripts/check-cross.sh --ci), and the two data models on
+# one shared-domain file.  armhf, not i686: this machine's kernel cannot
+# run i386 programs, and under qemu-i386 7.2 the signal tests cannot run.
 check-cross-ci:
-	JOBS=$(CROSS_JOBS) scripts/check-cross.sh --ci aarch64 i686
+	JOBS=$(CROSS_JOBS) scripts/check-cross.sh --ci aarch64 armhf
 
 bench:
 	$(DEPS) bench

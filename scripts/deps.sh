@@ -9,7 +9,8 @@
 # spin (the model), valgrind, debhelper (the Debian packages), liburcu-dev
 # (libsrcu-urcu, the liburcu flavour, and its tests); bench: + the peers
 # srcu-bench compares (liburcu-dev, libck-dev) and gnuplot for its plots;
-# ci: all of them.  cross: what scripts/check-cross.sh needs for each ARCH
+# ci: all of them, and the cross compilers and qemu-user of make check's
+# cross share (aarch64, armhf).  cross: what scripts/check-cross.sh needs for each ARCH
 # (default all: aarch64 ppc64le s390x riscv64 armhf i686 musl): Debian's
 # gcc/g++ cross compilers (their target libc comes with them), qemu-user
 # for the emulated ones (and i686 where the kernel cannot exec i386
@@ -49,7 +50,7 @@ cross) shift
        want="$BUILD $(cross_pkgs "$@" | tr '\n' ' ')" ;;
 check) want="$BUILD $CHECK" ;;
 bench) want="$BUILD $BENCH" ;;
-ci)    want="$BUILD $CHECK $BENCH" ;;
+ci)    want="$BUILD $CHECK $BENCH $(cross_pkgs aarch64 armhf | tr '\n' ' ')" ;;
 *)     echo "usage: $0 build|check|bench|ci|cross [ARCH...]" >&2; exit 2 ;;
 esac
 
