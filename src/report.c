@@ -10,6 +10,7 @@
 #include "internal.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,23 @@ void srcu__report_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* SIGABRT to the calling thread as the kernel names it, then abort().  A
+ * child made by clone() or syscall(SYS_fork), one of the misuses that end
+ * here, keeps its parent's thread id in the C library's descriptor, and
+ * musl's abort() signals that id: the parent died in the child's place.
+ * (glibc asks the kernel too.)  A handler that returns leaves abort() to
+ * end the process. */
+static __attribute__((noreturn)) void abort_this_thread(void)
+{
+	sigset_t abrt;
+
+	sigemptyset(&abrt);
+	sigaddset(&abrt, SIGABRT);
+	pthread_sigmask(SIG_UNBLOCK, &abrt, NULL);
+	syscall(SYS_tgkill, (long)syscall(SYS_getpid), (long)syscall(SYS_gettid), SIGABRT);
+	abort();
+}
+
 void srcu__report_fatal(const char *fmt, ...)
 {
 	va_list ap;
@@ -144,7 +162,7 @@ void srcu__report_fatal(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("fatal", fmt, ap);
 	va_end(ap);
-	abort();
+	abort_this_thread();
 }
 
 /* ---- misuse found by the read side or the scans ---- */
