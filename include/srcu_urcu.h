@@ -191,8 +191,7 @@ SRCU__API void srcu_urcu_unregister_rculfhash_atfork(struct urcu_atfork *atfork)
 /* ---- The default flavour's calls, inline ---- */
 
 /* Its per-thread section word (see srcu_urcu_lock()). */
-SRCU__API extern __thread unsigned long srcu_urcu_state
-	__attribute__((tls_model("initial-exec")));
+SRCU__API extern __thread unsigned long srcu_urcu_state SRCU__TLS_FAST;
 
 static inline void srcu_urcu_read_lock(void)
 {

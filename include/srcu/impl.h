@@ -75,14 +75,23 @@ struct srcu__slot {
 #define SRCU__WORD_FIRST  (SRCU__ID_FIRST * SRCU__SLOT_WORDS)
 #define SRCU__TABLE_WORDS ((SRCU__MAX_IDS + 1) * SRCU__SLOT_WORDS)
 
+/* The library's thread-local words: initial-exec with glibc, one
+ * %fs-relative load also from code linked against libsrcu.so, even in a
+ * module dlopen()ed later (glibc keeps static TLS to spare for that).
+ * musl has none to spare and refuses to dlopen() a module with such an
+ * access to another's TLS: there the compiler picks (initial-exec in
+ * programs, a __tls_get_addr() call in -fPIC code). */
+#ifdef __GLIBC__
+#define SRCU__TLS_FAST __attribute__((tls_model("initial-exec")))
+#else
+#define SRCU__TLS_FAST
+#endif
+
 /* This thread's counters, indexed by domain id (SRCU__TABLE_WORDS words):
  * a 516 KiB reservation of which only the pages of ids the thread uses get
- * memory.  NULL until the
- * thread's first read-side section, and always NULL with the fence
- * backend (whose readers take the out-of-line path).  Initial-exec TLS:
- * one %fs-relative load, also from programs linked against libsrcu.so. */
-SRCU__API extern __thread struct srcu__slot *srcu__slots
-	__attribute__((tls_model("initial-exec")));
+ * memory.  NULL until the thread's first read-side section, and always
+ * NULL with the fence backend (whose readers take the out-of-line path). */
+SRCU__API extern __thread struct srcu__slot *srcu__slots SRCU__TLS_FAST;
 /* A grace period that sleeps waiting for readers of domain id announces
  * it here, outside the domain: a reader checks it after its last count,
  * when the domain may already have been cleaned up and freed.  Four words

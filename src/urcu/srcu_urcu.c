@@ -22,7 +22,7 @@
 
 DEFINE_SRCU(srcu_urcu_domain);
 static void learn_worker(void);
-__thread unsigned long srcu_urcu_state __attribute__((tls_model("initial-exec")));
+__thread unsigned long srcu_urcu_state SRCU__TLS_FAST;
 
 /* call_rcu() hands liburcu's rcu_head to call_srcu() as a srcu_head: the
  * same two words, the link first and the callback second, and a callback
