@@ -153,10 +153,21 @@ int main(void)
 			      "grows by ~500 KiB per thread created"))
 		CHECK_LT(after - before, 32 * 1024);
 
-	/* Its children start libsrcu's worker thread. */
+	/* Its children start libsrcu's worker thread.  Not under ASan: gcc
+	 * 12's allocator does not take its locks around fork(), so a child
+	 * forked while another thread allocated inherits a lock held for
+	 * ever, and its first malloc() (a new thread's, in pthread_getattr_np)
+	 * hangs: 2 runs in 8 under load, gdb showing the worker in
+	 * SizeClassAllocator64::GetFromAllocator.  glibc's malloc is fork-safe;
+	 * the plain and clang suites run the case. */
+#ifdef __SANITIZE_ADDRESS__
+	(void)fork_while_busy;
+	printf("SKIP: fork while busy: AddressSanitizer's allocator is not fork-safe\n");
+#else
 	if (!skip_if_emulated("fork while busy", "qemu-user 7.2 asserts when the child of a "
 			      "multithreaded fork creates a thread (cpu_exec: cpu == current_cpu)"))
 		fork_while_busy();
+#endif
 	printf("%s\n", check_failures ? "FAIL" : "PASS");
 	return check_failures ? 1 : 0;
 }
