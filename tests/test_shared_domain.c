@@ -360,8 +360,13 @@ static void test_kill_in_gp(void)
 	long long t0;
 
 	REQUIRE(helper_read(&h) == 'S');
-	sleep_ms(100);   /* its GP holds the lock and waits for our section */
+	/* Its GP takes the lock and waits for our section: wait for the
+	 * lock (not a fixed 100 ms, which a loaded machine can spend before
+	 * the helper runs at all), then let it go to sleep on the section. */
+	for (int i = 0; i < 10000 && !load_relaxed(&srcu__dom(sp)->gp_lock); i++)
+		sleep_ms(1);
 	CHECK(load_relaxed(&srcu__dom(sp)->gp_lock) != 0);
+	sleep_ms(50);
 	kill(h.pid, SIGKILL);
 	helper_wait(&h);
 	srcu_read_unlock(sp, idx);
