@@ -1,6 +1,7 @@
 # Thin wrapper over CMake.  `make check` installs what the suites need
 # (scripts/deps.sh), builds and runs every test, then the same suite under
-# ASan+UBSan and under TSan, then a clang build, then the Spin model.
+# ASan+UBSan and under TSan, then a clang build, then the Spin model and
+# the litmus tests, then the aarch64 and armhf suites under qemu-user.
 BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE   ?= cmake
