@@ -100,6 +100,16 @@ static void stat_path(char *path, int pid, bool self)
  * be read (the process is gone, or hidden from us), or if the file names
  * another pid than the one asked for (field 1: a /proc of another pid
  * namespace numbers processes otherwise). */
+/* The decimal number at p (at most 19 digits: no overflow). */
+static unsigned long long decimal_at(const char *p)
+{
+	unsigned long long v = 0;
+
+	for (int i = 0; i < 19 && *p >= '0' && *p <= '9'; i++, p++)
+		v = v * 10 + (unsigned long long)(*p - '0');
+	return v;
+}
+
 static bool proc_start_time(int pid, bool self, unsigned long long *start)
 {
 	char path[64], buf[1024], *p;
@@ -116,8 +126,8 @@ static bool proc_start_time(int pid, bool self, unsigned long long *start)
 	if (n <= 0)
 		return false;
 	buf[n] = 0;
-	for (st.pid = 0, p = buf; *p >= '0' && *p <= '9' && st.pid < 1 << 24; p++)
-		st.pid = st.pid * 10 + (*p - '0');
+	st.start = decimal_at(buf);   /* field 1, the pid: a real one is below 2^22 */
+	st.pid = st.start < 1u << 22 ? (int)st.start : -1;
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ')
 		return false;
@@ -129,8 +139,7 @@ static bool proc_start_time(int pid, bool self, unsigned long long *start)
 	}
 	if (!p || *p < '0' || *p > '9')
 		return false;
-	for (st.start = 0; *p >= '0' && *p <= '9'; p++)
-		st.start = st.start * 10 + (unsigned long long)(*p - '0');
+	st.start = decimal_at(p);
 	st.path = path;
 	/* Tests: what an emulator's own answer for some paths would say. */
 	SRCU__TORTURE_POINT(PROC_STAT, &st);
