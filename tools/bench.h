@@ -87,6 +87,10 @@ double read_pair_ns(int quick);
 /* Figure 3's idle latency samples as gnuplot data, one block per peer
  * (for --plot's CDF); the number of blocks (bench_update.c). */
 int gp_latency_cdf(FILE *f);
+/* Figure 7a's measurement, which figure 12 reuses: grace-period p50 (us)
+ * of peer p with nthreads idle threads alive that have used its domain
+ * (other: that have used another libsrcu domain instead) (bench_update.c). */
+double gp_with_threads(const struct peer *p, int nthreads, int other, int quick);
 /* The domains figures 4, 6 and 7 use: made at start-up, before any
  * figure, as they always were (bench_update.c). */
 void bench_update_init(void);

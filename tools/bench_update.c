@@ -366,8 +366,9 @@ static void *use_then_wait(void *arg)
 	return NULL;
 }
 
-/* Grace-period p50 with nthreads idle threads that have used the domain. */
-static double gp_with_threads(const struct peer *p, int nthreads, int other, int quick)
+/* Grace-period p50 with nthreads idle threads that have used the domain;
+ * figure 12's (12h) too (bench.h). */
+double gp_with_threads(const struct peer *p, int nthreads, int other, int quick)
 {
 	pthread_barrier_t used, done;
 	pthread_t *t = calloc((size_t)nthreads, sizeof(*t));
