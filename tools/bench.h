@@ -20,6 +20,7 @@ struct bench_run {
 	int ncpu;                /* online CPUs, at most 64 */
 	int callgrind;           /* not --no-callgrind: count instructions */
 	const char *self_path;   /* argv[0]: to run ourselves (.a row, callgrind) */
+	int rounds;              /* --rounds: figure 12's rounds; 0: its default */
 };
 
 /* One figure: its number (--only, SRCU_BENCH_FAIL, FAILED lines, the
@@ -48,6 +49,7 @@ void figure_machine(const struct bench_run *run);
 void figure_lfht(const struct bench_run *run);
 #endif
 void figure_shared(const struct bench_run *run);                   /* 11, bench_shared.c */
+void figure_sharing(const struct bench_run *run);                  /* 12, bench_sharing.c */
 
 static inline int cmp_double(const void *a, const void *b)
 {

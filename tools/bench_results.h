@@ -28,7 +28,7 @@ int recorded(const char *figure, const char *peer, const char *metric);
 /* Each figure's outcome (1 to BENCH_FIGURES): a failed one makes the run
  * exit non-zero, and the SUMMARY says "failed" or "not-run" for its
  * values instead of zeros. */
-#define BENCH_FIGURES 11
+#define BENCH_FIGURES 12
 enum figure_state { FIGURE_NOT_RUN, FIGURE_RAN, FIGURE_FAILED };
 void figure_ran(int n);
 /* Figure n failed: why (copied) is said on its FAILED line. */

@@ -4,7 +4,8 @@
  * a noisy machine.  Each figure is the median of several repetitions
  * with its spread (min-max).
  *
- *   srcu-bench [--quick] [--json FILE] [--csv FILE] [--plot DIR] [--no-callgrind]
+ *   srcu-bench [--quick] [--only FIGURES] [--rounds N] [--json FILE] [--csv FILE]
+ *              [--plot DIR] [--no-callgrind]
  *
  * Figures: (1) read-side pair cost, 1 thread and all cores, with
  * instructions per pair from callgrind; (2) the same while another thread
@@ -18,7 +19,10 @@
  * wake-up cost on this machine, which bounds (2) and (4); (10) liburcu's
  * cds_lfht on the libsrcu flavour (srcu_urcu.h) and on urcu-memb; (11)
  * read pair and grace period of a process-shared domain, a private one
- * and a PTHREAD_PROCESS_SHARED rwlock, with two processes.  Every
+ * and a PTHREAD_PROCESS_SHARED rwlock, with two processes; (12) update-side
+ * sharing against urcu-memb: grace periods and membarriers shared between
+ * updaters, and what a reader pays for them (--rounds N: its interleaved
+ * rounds, 3 by default, 1 with --quick).  Every
  * figure is also a row of --json/--csv; --plot draws a PNG per figure and
  * unit (min-max error bars) and the latency CDF, with gnuplot.
  * The last line is a greppable SUMMARY: a value, or "failed" or
@@ -32,7 +36,8 @@
  * over it, the output files and the SUMMARY.  The figures are in files
  * of their own (bench.h lists them): bench_read.c (1, 2), bench_update.c
  * (3 to 7), bench_call.c (8), bench_machine.c (9), bench_lfht.c (10),
- * bench_shared.c (11); bench_instr.c counts instructions for 1 and 11.
+ * bench_shared.c (11), bench_sharing.c (12); bench_instr.c counts
+ * instructions for 1 and 11.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -63,6 +68,7 @@ static const struct bench_figure figures[] = {
 	{ 10, "cds_lfht on the libsrcu flavour", figure_lfht },
 #endif
 	{ 11, "a process-shared domain", figure_shared },
+	{ 12, "update-side sharing", figure_sharing },
 };
 #define NFIGURES (sizeof(figures) / sizeof(figures[0]))
 
@@ -191,6 +197,8 @@ static const struct summary_field summary_fields[] = {
 	{ "wake_p50_us", "%.1f", 5, "wakeup", "libsrcu", "p50" },
 	{ "isolation_ms", "%.3f", 6, "isolation", "libsrcu", "sync_ms" },
 	{ "shared_read_x", "%.2f", 11, "shared", "libsrcu-shared", "read_pair_vs_private" },
+	{ "calls_per_gp_4", "%.2f", 12, "sharing", "libsrcu", "calls_per_gp_4" },
+	{ "sharing_reader_x", "%.2f", 12, "sharing", "libsrcu", "reader_x_normal" },
 };
 #define NSUMMARY (sizeof(summary_fields) / sizeof(summary_fields[0]))
 
@@ -275,6 +283,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			{ "csv", required_argument, 0, 'c' },
 			{ "plot", required_argument, 0, 'p' },
 			{ "only", required_argument, 0, 'o' },
+			{ "rounds", required_argument, 0, 'R' },
 			{ "no-callgrind", no_argument, 0, 'n' },
 			{ "read-pair", no_argument, 0, 'r' },      /* for the .a row */
 			{ "instr-child", required_argument, 0, 'i' },   /* for callgrind */
@@ -291,12 +300,19 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'c': o->csv = optarg; break;
 		case 'p': o->plot = optarg; break;
 		case 'o': only = optarg; break;
+		case 'R':
+			o->run.rounds = atoi(optarg);
+			if (o->run.rounds < 1) {
+				fprintf(stderr, "%s: --rounds wants a positive count\n", argv[0]);
+				return 2;
+			}
+			break;
 		case 'n': o->run.callgrind = 0; break;
 		case 'r': o->read_pair_only = 1; break;
 		case 'i': return instr_child(optarg);
 		default:
-			fprintf(stderr, "usage: %s [--quick] [--only FIGURES] [--json FILE] [--csv FILE]"
-				" [--plot DIR] [--no-callgrind]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--quick] [--only FIGURES] [--rounds N] [--json FILE]"
+				" [--csv FILE] [--plot DIR] [--no-callgrind]\n", argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
 	}
