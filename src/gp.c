@@ -111,11 +111,6 @@ struct srcu__scan {
 	unsigned int shm_slots;        /* how many of them the unlock sum read */
 };
 
-static void scan_note(struct srcu__scan *scan, unsigned int i)
-{
-	scan->counted[i / SCAN_WORD_BITS] |= 1ul << (i % SCAN_WORD_BITS);
-}
-
 static unsigned int dense_records(const struct srcu__scan *scan)
 {
 	return scan->records < SRCU__DENSE_RECORDS ? scan->records : SRCU__DENSE_RECORDS;
@@ -136,23 +131,39 @@ static void check_down(struct srcu_struct *sp, int idx, unsigned long du, unsign
 		srcu__report_extra_up(sp, idx);
 }
 
-/* Record r's lock count of index idx, read after its unlock count (with
- * acquire, pairing with C): never smaller unless the thread unlocked more
- * than it locked, which is reported (hint says how it may have happened). */
-static unsigned long checked_locks(struct srcu_struct *sp, unsigned int id,
-				   struct srcu__record *r, int idx, const char *hint)
+/* Report record r's extra unlock on index idx (its slot s), found by a
+ * scan: out of the scans' loop, which it would otherwise weigh down. */
+static __attribute__((noinline, cold)) void report_extra(struct srcu_struct *sp,
+							   struct srcu__record *r,
+							   struct srcu__slot *s, int idx,
+							   const char *hint)
 {
-	struct srcu__slot *s = &r->slots[id];
-	unsigned long u = load_acquire(&s->unlock[idx]);
-	unsigned long l = srcu__count(load_acquire(&s->lock[idx]));
+	char t[32];
 
-	if (SRCU__UNLIKELY(srcu__open(l, u) < 0)) {
-		char t[32];
+	snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
+	srcu__report_extra_unlock(sp, t, idx, hint, srcu__slot_open_on(s, idx ^ 1) > 0);
+}
 
-		snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
-		srcu__report_extra_unlock(sp, t, idx, hint, srcu__slot_open_on(s, idx ^ 1) > 0);
-	}
-	return l;
+/* Record r's lock counts of both indices (locks[]), each read after its
+ * unlock count (with acquire, pairing with C): never smaller unless the
+ * thread unlocked more than it locked, which is reported (hint says how it
+ * may have happened).  A slot's four counters share a cache line: the
+ * second index costs no extra miss. */
+static inline void checked_locks(struct srcu_struct *sp, unsigned int id,
+				 struct srcu__record *r, unsigned long locks[2],
+				 const char *hint)
+{
+	struct srcu__slot *s = srcu__record_slot(r, id);
+	unsigned long u0 = load_acquire(&s->unlock[0]), u1 = load_acquire(&s->unlock[1]);
+	unsigned long l0 = srcu__count(load_acquire(&s->lock[0]));
+	unsigned long l1 = srcu__count(load_acquire(&s->lock[1]));
+
+	if (SRCU__UNLIKELY(srcu__open(l0, u0) < 0))
+		report_extra(sp, r, s, 0, hint);
+	if (SRCU__UNLIKELY(srcu__open(l1, u1) < 0))
+		report_extra(sp, r, s, 1, hint);
+	locks[0] += l0;
+	locks[1] += l1;
 }
 
 /* A shared domain's lock sum over the first n slots, each slot's balance
@@ -178,8 +189,10 @@ static void add_unlocks(struct srcu__scan *scan, struct srcu__record *r, unsigne
 {
 	/* Acquire pairs with the release in srcu_read_unlock() (C): the
 	 * section happens before what the GP's caller does next. */
-	scan->unlocks[0] += load_acquire(&r->slots[id].unlock[0]);
-	scan->unlocks[1] += load_acquire(&r->slots[id].unlock[1]);
+	struct srcu__slot *s = srcu__record_slot(r, id);
+
+	scan->unlocks[0] += load_acquire(&s->unlock[0]);
+	scan->unlocks[1] += load_acquire(&s->unlock[1]);
 }
 
 /* Sums the unlock counts of both indices (a slot's four counters share a
@@ -207,6 +220,9 @@ static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 	}
 	scan->records = load_acquire(&srcu__reader_count);
 	n = dense_records(scan);
+	/* The loop's sums, the noted bits and "others" are locals, written
+	 * to scan once per word: a walk of N records spends its time on
+	 * their pages, not on stores to scan. */
 	for (w = 0; w * SCAN_WORD_BITS < n; w++) {
 		/* The domain's reader set: a record not in it holds no open
 		 * section of this domain that began before this check (its
@@ -214,18 +230,29 @@ static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 		 * orders the section after the check's start; doc/design.md,
 		 * "Reader sets"). */
 		unsigned long bits = load_acquire(&srcu__reader_noted(id)[w]);
+		unsigned long counted = 0, u0 = 0, u1 = 0;
+		bool others = false;
 
 		for (; bits; bits &= bits - 1) {
+			struct srcu__slot *s;
+
 			i = w * SCAN_WORD_BITS + (unsigned int)__builtin_ctzl(bits);
 			/* Acquire on the owner pairs with its release in
 			 * set_owner() (reader.c): seen free, seen balanced. */
 			if (i >= n || !load_acquire(&srcu__reader_owner[i]) ||
 			    !(r = load_acquire(&srcu__reader_dense[i])))
 				continue;
-			scan_note(scan, i);
-			scan->others |= r != me;
-			add_unlocks(scan, r, id);
+			counted |= bits & -bits;   /* i's bit */
+			others |= r != me;
+			/* Acquire pairs with C, as in add_unlocks(). */
+			s = srcu__record_slot(r, id);
+			u0 += load_acquire(&s->unlock[0]);
+			u1 += load_acquire(&s->unlock[1]);
 		}
+		scan->counted[w] = counted;
+		scan->others |= others;
+		scan->unlocks[0] += u0;
+		scan->unlocks[1] += u1;
 	}
 	if (scan->records <= SRCU__DENSE_RECORDS)
 		return;
@@ -238,42 +265,59 @@ static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 }
 
 /*
- * Counts exactly the records that the same check's unlock sum counted.
- * One taken since (or created since) holds readers that began after the
- * taker's fence in my_record(), so after this check began.
+ * The lock sums of both indices (locks[]), over exactly the records that
+ * the same check's unlock sum counted, in one pass: a record's counters
+ * share a line, and a second pass would pay each record's page (a TLB
+ * miss, after fence A's membarrier) again.  A record taken since (or
+ * created since) holds readers that began after the taker's fence in
+ * my_record(), so after this check began.
  *
- * Also checks each counted thread's balance (checked_locks()): every scan
- * that an extra unlock could fool therefore reports it instead.
+ * Also checks each counted thread's balance on both indices
+ * (checked_locks()): every scan that an extra unlock could fool
+ * therefore reports it instead.
  */
-static unsigned long sum_locks(struct srcu_struct *sp, int idx, const struct srcu__scan *scan)
+static void sum_locks(struct srcu_struct *sp, const struct srcu__scan *scan,
+		      unsigned long locks[2])
 {
 	static const char hint[] = ", found by a grace-period scan";
 	unsigned int w, n = dense_records(scan), id = srcu__id_of(sp);
-	unsigned long sum = load_acquire(&srcu__dom(sp)->down_lock[idx]);
 	struct srcu__record *r;
+	int idx;
 
-	check_down(sp, idx, scan->down_unlocks[idx], sum);
-	if (scan->shared)
-		return sum + shared_locks(sp, idx, scan->shm_slots, hint);
-	for (w = 0; w * SCAN_WORD_BITS < n; w++)
+	for (idx = 0; idx < 2; idx++) {
+		locks[idx] = load_acquire(&srcu__dom(sp)->down_lock[idx]);
+		check_down(sp, idx, scan->down_unlocks[idx], locks[idx]);
+	}
+	if (scan->shared) {
+		for (idx = 0; idx < 2; idx++)
+			locks[idx] += shared_locks(sp, idx, scan->shm_slots, hint);
+		return;
+	}
+	for (w = 0; w * SCAN_WORD_BITS < n; w++) {
+		unsigned long sum[2] = { 0, 0 };   /* a local: kept in registers */
+
 		for (unsigned long bits = scan->counted[w]; bits; bits &= bits - 1) {
 			unsigned int i = w * SCAN_WORD_BITS + (unsigned int)__builtin_ctzl(bits);
 
 			r = load_relaxed(&srcu__reader_dense[i]);   /* seen by the unlock sum */
-			sum += checked_locks(sp, id, r, idx, hint);
+			checked_locks(sp, id, r, sum, hint);
 		}
+		locks[0] += sum[0];
+		locks[1] += sum[1];
+	}
 	if (scan->records <= SRCU__DENSE_RECORDS)
-		return sum;
+		return;
 	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
 		if (r->index >= SRCU__DENSE_RECORDS)
-			sum += checked_locks(sp, id, r, idx, hint);
-	return sum;
+			checked_locks(sp, id, r, locks, hint);
 }
 
 /* A GP asleep on one index checks the other: an unlock counted on the
  * wrong index leaves the one it waits for open forever and makes the
  * other's unlocks exceed its locks, which no correct program does (each
- * thread's lock precedes its unlock; unlocks are read first, acquire). */
+ * thread's lock precedes its unlock; unlocks are read first, acquire).
+ * (checked_locks() looks at both indices of each slot, the one waited
+ * for too, which its own checks also look at.) */
 static void check_unlocks(struct srcu_struct *sp, int idx)
 {
 	unsigned int id = srcu__id_of(sp);
@@ -286,9 +330,12 @@ static void check_unlocks(struct srcu_struct *sp, int idx)
 				   ", found by a grace-period scan");
 		return;
 	}
-	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
+	for (r = load_acquire(&srcu__reader_records); r; r = r->next) {
+		unsigned long unused[2] = { 0, 0 };
+
 		if (load_acquire(&r->tid))
-			(void)checked_locks(sp, id, r, idx, ", found by a grace-period scan");
+			checked_locks(sp, id, r, unused, ", found by a grace-period scan");
+	}
 }
 
 /* ---- reader checks ---- */
@@ -330,9 +377,12 @@ bool srcu__gp_readers_done(struct srcu_struct *sp, int idx)
 {
 	struct srcu__scan scan;
 
+	unsigned long locks[2];
+
 	sum_unlocks(sp, &scan);
 	check_fence(sp, &scan);
-	return sums_match(sum_locks(sp, idx, &scan), scan.unlocks[idx]);
+	sum_locks(sp, &scan, locks);
+	return sums_match(locks[idx], scan.unlocks[idx]);
 }
 
 /*
@@ -351,11 +401,14 @@ static unsigned int idle_indices(struct srcu_struct *sp, int idx)
 	struct srcu__scan scan;
 	unsigned int idle = 0;
 
+	unsigned long locks[2];
+
 	sum_unlocks(sp, &scan);
 	check_fence(sp, &scan);
-	if (sums_match(sum_locks(sp, idx ^ 1, &scan), scan.unlocks[idx ^ 1]))
+	sum_locks(sp, &scan, locks);
+	if (sums_match(locks[idx ^ 1], scan.unlocks[idx ^ 1]))
 		idle |= IDLE_INACTIVE;
-	if (sums_match(sum_locks(sp, idx, &scan), scan.unlocks[idx]))
+	if (sums_match(locks[idx], scan.unlocks[idx]))
 		idle |= IDLE_CURRENT;
 	return idle;
 }
@@ -366,9 +419,12 @@ static bool readers_look_done(struct srcu_struct *sp, int idx)
 {
 	struct srcu__scan scan;
 
+	unsigned long locks[2];
+
 	sum_unlocks(sp, &scan);
 	srcu__smp_mb();  /* L: local, pairs with none; its "idle" is re-checked under A */
-	return sums_match(sum_locks(sp, idx, &scan), scan.unlocks[idx]);
+	sum_locks(sp, &scan, locks);
+	return sums_match(locks[idx], scan.unlocks[idx]);
 }
 
 static bool spin_until_done(struct srcu_struct *sp, int idx, int64_t pause_ns, int64_t yield_ns)

@@ -408,6 +408,16 @@ struct srcu__record {
 	 * signals blocked; stays with the record across thread reuse. */
 	unsigned int shm_slot[SRCU__SHARED_BLOCKS];
 };
+/* Record r's slot of domain id.  A record lives at the start of its own
+ * table (reader.c, record_new()), so its ->slots is r itself: the scans
+ * compute the address rather than load it, which keeps the record's own
+ * line (a dependent load, a miss of its own) out of their per-record
+ * cost. */
+static inline struct srcu__slot *srcu__record_slot(struct srcu__record *r, unsigned int id)
+{
+	return (struct srcu__slot *)(void *)r + id;
+}
+
 /* shm_slot[b] while the slot is being taken and mapped. */
 #define SRCU__SHM_MAPPING (~0u)
 

@@ -155,7 +155,7 @@ static struct srcu__record *record_new(int tid)
 		return NULL;
 	srcu__vg_quiet(m, SLOTS_BYTES);   /* counts: owner-written, scanned */
 	r = m;
-	r->slots = m;
+	r->slots = m;   /* == r: srcu__record_slot() counts on it */
 	r->index = __atomic_fetch_add(&srcu__reader_count, 1, __ATOMIC_RELAXED);
 	r->tid = tid;
 	set_owner(r, tid);
