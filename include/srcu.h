@@ -88,10 +88,17 @@ bool srcu_read_lock_held(struct srcu_struct *sp);
 
 /* Wait until every section of sp that began before the call has ended;
  * sleeps while readers sleep.  Concurrent callers share grace periods.
- * Inside one's own section of sp it would wait for itself: aborts. */
+ * On a domain whose readers are running, its membarriers are paced so
+ * that back-to-back calls cost the readers little; an idle domain's grace
+ * period is as fast as an expedited one.  Inside one's own section of sp
+ * it would wait for itself: aborts. */
 void synchronize_srcu(struct srcu_struct *sp);
-/* The same, spinning longer before it sleeps: lower latency, more CPU. */
+/* The same, never paced, spinning longer before it sleeps: lower latency,
+ * more CPU, and an interrupt to every running reader per membarrier. */
 void synchronize_srcu_expedited(struct srcu_struct *sp);
+/* Make the grace period of sp in progress (else the next to start)
+ * expedited, without waiting; repeated calls collapse into one request. */
+void srcu_expedite_current(struct srcu_struct *sp);
 /* Grace periods completed: monotonic. */
 unsigned long srcu_batches_completed(struct srcu_struct *sp);
 

@@ -175,7 +175,8 @@ int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, int64_t deadl
 	struct timespec ts = { (time_t)(deadline_ns / 1000000000), (long)(deadline_ns % 1000000000) };
 	long r;
 
-	if (deadline_ns < 0)
+	/* No deadline, or one past what a 32-bit time_t holds: wait on. */
+	if (deadline_ns < 0 || (int64_t)ts.tv_sec != deadline_ns / 1000000000)
 		r = syscall(SYS_futex, addr, FUTEX_WAIT | private, val, NULL, NULL, 0);
 	else   /* BITSET: an absolute CLOCK_MONOTONIC deadline */
 		r = syscall(FUTEX_TIMED_CALL, addr, FUTEX_WAIT_BITSET | private, val, &ts, NULL,

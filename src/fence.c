@@ -44,6 +44,14 @@
  * read of seq serves it, its own included. */
 int64_t srcu__fence_patience_ns = 1000 * 1000L;   /* tests may lengthen it */
 
+/* The pacing gap after a membarrier that interrupted someone, in units of
+ * what the interruption cost (its duration above the cheapest seen): at
+ * most one part in PACE_RATIO + 1 of a running thread's time goes to
+ * paced membarriers (doc/design.md, "Readers first"). */
+#define PACE_RATIO 6
+/* Below this excess a membarrier interrupted nobody that matters. */
+#define PACE_MIN_EXCESS_NS 1000
+
 /* One service per kind of membarrier: the process's own (private), and
  * the global one for shared domains.  Its words are this process's. */
 struct service {
@@ -53,7 +61,18 @@ struct service {
 	unsigned int sleepers;    /* callers asleep on event */
 	bool global;              /* GLOBAL_EXPEDITED, not PRIVATE_EXPEDITED */
 	unsigned long membarriers;/* run (statistics) */
-	unsigned long requests;   /* heavy fences asked for (statistics) */
+	unsigned long requests;   /* heavy fences asked for (and the gather's count) */
+	unsigned int urgent;      /* expedited requests not yet served (atomic) */
+	/* The gather (lock holder's): requests when the last membarrier
+	 * began; how many it served while it runs, then how many requests
+	 * the next should gather (gather(), run_fences()). */
+	unsigned long requests_at_start;
+	unsigned long expect;
+	/* Pacing (relaxed; a patient caller's membarrier writes them too):
+	 * when the last membarrier ended, how long it took, the cheapest. */
+	int64_t last_end_ns __attribute__((aligned(8)));
+	int64_t last_cost_ns __attribute__((aligned(8)));
+	int64_t floor_ns __attribute__((aligned(8)));
 } __attribute__((aligned(64)));
 
 static struct service private_fs, global_fs = { .global = true };
@@ -71,14 +90,74 @@ static void event_bump(struct service *fs)
 	srcu__backend_event_bump(&fs->event, &fs->sleepers, false);
 }
 
+/* A membarrier's duration says whether it interrupted anyone: one that
+ * found no other thread of the process running costs a system call (the
+ * floor); each running thread it interrupts adds an IPI (doc/performance.md,
+ * figure 9).  The excess is what the running threads paid. */
+static void note_cost(struct service *fs, int64_t start, int64_t end)
+{
+	int64_t cost = end - start, floor = load_relaxed(&fs->floor_ns);
+
+	if (floor == 0 || cost < floor)
+		store_relaxed(&fs->floor_ns, cost);
+	store_relaxed(&fs->last_cost_ns, cost);
+	store_relaxed(&fs->last_end_ns, end);
+}
+
 static void issue_membarrier(struct service *fs)
 {
+	int64_t start;
+
 	SRCU__TORTURE_POINT(FENCE_BEGUN, NULL);
+	start = srcu__backend_now_ns();
 	if (fs->global)
 		srcu__backend_membarrier_global();
 	else
 		srcu__backend_membarrier();
+	note_cost(fs, start, srcu__backend_now_ns());
 	__atomic_fetch_add(&fs->membarriers, 1, __ATOMIC_RELAXED);
+}
+
+/* No membarrier before this (CLOCK_MONOTONIC ns) for a paced caller: the
+ * last one's end plus PACE_RATIO times what it cost the threads it
+ * interrupted.  0 when it interrupted nobody, or with the fence backend. */
+int64_t srcu__fence_paced_until(void)
+{
+	struct service *fs = &private_fs;
+	int64_t excess, until = 0;
+
+	if (load_acquire(&srcu__backend_fence_mode))
+		return 0;
+	excess = load_relaxed(&fs->last_cost_ns) - load_relaxed(&fs->floor_ns);
+	if (excess >= PACE_MIN_EXCESS_NS)
+		until = load_relaxed(&fs->last_end_ns) + PACE_RATIO * excess;
+	SRCU__TORTURE_POINT(PACE, &until);
+	return until;
+}
+
+/* Before the lock holder's next membarrier: wait, briefly, for the callers
+ * that the last one served to ask again, so that one membarrier serves
+ * them all (doc/design.md, "Gathering").  A caller served by the last
+ * membarrier is on its way back to its grace period's next check (or its
+ * next grace period); without the wait, its request would come while this
+ * membarrier is in flight and need the next one, and two callers would
+ * take turns, one membarrier each.  Not while an expedited request waits. */
+static void gather(struct service *fs)
+{
+	unsigned long want = fs->expect, at = fs->requests_at_start, now;
+	int64_t start = 0;
+
+	while ((now = load_relaxed(&fs->requests)) - at < want &&
+	       !load_relaxed(&fs->urgent)) {
+		if (!start)
+			start = srcu__backend_now_ns();
+		else if (srcu__backend_now_ns() - start >= SRCU__GATHER_NS)
+			break;
+		sched_yield();   /* the callers on their way may need this CPU */
+	}
+	now = load_relaxed(&fs->requests);
+	fs->expect = now - at;   /* served by the membarrier about to run */
+	fs->requests_at_start = now;
 }
 
 /* Run membarriers until seq reaches s (caller holds fs->lock). */
@@ -87,6 +166,7 @@ static void run_fences(struct service *fs, unsigned long s)
 	unsigned long seq;
 
 	while (ULONG_CMP_LT(seq = load_relaxed(&fs->seq), s)) {
+		gather(fs);
 		store_relaxed(&fs->seq, seq + RUNNING);
 		/* FM: pairs with FS in srcu__fence_heavy(): the "running" store
 		 * before the membarrier, so that a caller whose read of seq did
@@ -97,6 +177,9 @@ static void run_fences(struct service *fs, unsigned long s)
 		/* Release: pairs with the acquire in seq_reached(): a caller
 		 * that sees the end sees it after every thread's fence. */
 		store_release(&fs->seq, srcu__seq_end(seq));
+		/* The next gather's quota: the callers it served, who come
+		 * back, and those that asked meanwhile, who are waiting. */
+		fs->expect += load_relaxed(&fs->requests) - fs->requests_at_start;
 		event_bump(fs);
 	}
 }
@@ -136,7 +219,7 @@ static unsigned long needed(unsigned long seq)
 	return srcu__seq_snap(seq);
 }
 
-static void fence_heavy(struct service *fs)
+static void fence_heavy(struct service *fs, bool urgent)
 {
 	unsigned long s;
 	int64_t deadline = -1;
@@ -149,6 +232,8 @@ static void fence_heavy(struct service *fs)
 	srcu__smp_mb();
 	s = needed(load_relaxed(&fs->seq));
 	__atomic_fetch_add(&fs->requests, 1, __ATOMIC_RELAXED);
+	if (urgent)
+		__atomic_fetch_add(&fs->urgent, 1, __ATOMIC_RELAXED);
 	for (;;) {
 		unsigned int ev = load_acquire(&fs->event);
 
@@ -170,13 +255,15 @@ static void fence_heavy(struct service *fs)
 		}
 		wait_fence(fs, s, ev, deadline);
 	}
+	if (urgent)
+		__atomic_fetch_sub(&fs->urgent, 1, __ATOMIC_RELAXED);
 	/* FE: pairs with the membarrier through seq's release and the
 	 * acquire above: the caller's later accesses (a check's lock sums)
 	 * after every thread's fence, as if it had run the membarrier. */
 	srcu__smp_mb();
 }
 
-void srcu__fence_heavy(void)
+void srcu__fence_heavy(bool urgent)
 {
 	/* Acquire: see srcu__backend_init().  A caller that still reads
 	 * "fence" while threads switch to the fast path is covered by their
@@ -186,14 +273,14 @@ void srcu__fence_heavy(void)
 		srcu__smp_mb();  /* A, W (fence backend): pairs with the readers' locked RMWs */
 		return;
 	}
-	fence_heavy(&private_fs);
+	fence_heavy(&private_fs, urgent);
 }
 
 /* Whatever this process's backend: other attached processes may use
  * membarrier, and their readers only compiler barriers. */
 void srcu__fence_heavy_global(void)
 {
-	fence_heavy(&global_fs);
+	fence_heavy(&global_fs, false);
 }
 
 void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests)
@@ -211,6 +298,8 @@ static void service_fork_child(struct service *fs)
 	fs->seq = srcu__seq_idle(fs->seq);
 	fs->lock = 0;
 	fs->sleepers = 0;
+	fs->urgent = 0;
+	fs->expect = 0;   /* the callers it served are gone */
 }
 
 void srcu__fence_fork_child(void)

@@ -49,7 +49,7 @@
 #define EXP_SPIN_NS    (200 * 1000L)      /* expedited: pause-spin ... */
 #define EXP_YIELD_NS   (2 * 1000 * 1000L) /* ... then sched_yield() spin */
 /* How long a caller spins for a running GP to end before it sleeps. */
-#define SHARE_PAUSE_NS (2 * 1000L)        /* pause-spinning, then ... */
+#define SHARE_PAUSE_NS (2 * 1000L)       /* pause-spinning, then ... */
 #define SHARE_SPIN_NS  (10 * 1000L)      /* ... sched_yield() spinning */
 
 #define now_ns() srcu__backend_now_ns()
@@ -340,8 +340,85 @@ static void check_unlocks(struct srcu_struct *sp, int idx)
 
 /* ---- reader checks ---- */
 
+/* ---- readers first: pacing ---- */
+
+/* gp_flags, the running GP's mode (runner's word). */
+#define GP_READERS_RAN 1u   /* the last first check saw lock counts move */
+#define GP_PACED       2u   /* this GP spaces its membarriers */
+#define GP_PACING      4u   /* ... and is waiting to issue one now */
+
+/* The running (or next) GP is expedited: someone asked for it, before or
+ * since it began (srcu_expedite_current() may ask mid-way). */
+static bool gp_exp(struct srcu_struct *sp)
+{
+	struct srcu__domain *d = srcu__dom(sp);
+
+	return srcu__seq_done(__atomic_load_n(&d->gp_exp_needed, __ATOMIC_SEQ_CST),
+			      srcu__seq_end(load_relaxed(&d->gp_seq)));
+}
+
+static void gp_event_bump(struct srcu_struct *sp);
+static void seq_request(unsigned long *needed, unsigned long s);
+
+/* Ask that the GP which completes s, and every GP before it still to
+ * end, be expedited; wake a runner that is pacing.  The seq-cst request
+ * and flag read pair with pace()'s seq-cst flag set and request read:
+ * either it sees the request, or this sees it pacing. */
+static void expedite(struct srcu_struct *sp, unsigned long s)
+{
+	struct srcu__domain *d = srcu__dom(sp);
+
+	seq_request(&d->gp_exp_needed, s);
+	if (__atomic_load_n(&d->gp_flags, __ATOMIC_SEQ_CST) & GP_PACING)
+		gp_event_bump(sp);
+}
+
+/* Whether readers of sp ran since its last GP's first check, from that
+ * check's lock sums (both indices): counts only grow, so any change is a
+ * section begun (or a reader's record freed).  Decides whether the next
+ * normal GP is paced. */
+static void note_readers(struct srcu_struct *sp, unsigned long locks)
+{
+	struct srcu__domain *d = srcu__dom(sp);
+	unsigned int flags = load_relaxed(&d->gp_flags) & ~GP_READERS_RAN;
+
+	if ((unsigned int)locks != load_relaxed(&d->gp_locks_seen))
+		flags |= GP_READERS_RAN;
+	store_relaxed(&d->gp_locks_seen, (unsigned int)locks);
+	store_relaxed(&d->gp_flags, flags);
+}
+
+/*
+ * Readers first (doc/design.md): a normal GP of a domain whose readers
+ * ran since its last GP waits, before each membarrier, until the last
+ * membarrier's end plus a multiple of what it cost the threads it
+ * interrupted (srcu__fence_paced_until()), so that back-to-back GPs take
+ * a bounded share of a running reader's time.  A membarrier that found
+ * nobody running costs nothing to wait for; neither does one long past.
+ * An expedited request ends the wait (expedite() bumps gp_event).
+ */
+static void pace(struct srcu_struct *sp)
+{
+	struct srcu__domain *d = srcu__dom(sp);
+	int64_t until;
+
+	if (!(load_relaxed(&d->gp_flags) & GP_PACED))
+		return;
+	while ((until = srcu__fence_paced_until()) > now_ns()) {
+		unsigned int ev = load_acquire(&d->gp_event);
+
+		__atomic_fetch_or(&d->gp_flags, GP_PACING, __ATOMIC_SEQ_CST);
+		if (gp_exp(sp))
+			break;
+		__atomic_fetch_add(&d->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
+		wait_on(sp, &d->gp_event, ev, NULL, until);
+		__atomic_fetch_sub(&d->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
+	}
+	__atomic_fetch_and(&d->gp_flags, ~GP_PACING, __ATOMIC_RELAXED);
+}
+
 /* Fence A itself: who must execute a full fence for this check. */
-static void fence_a(const struct srcu__scan *scan)
+static void fence_a(struct srcu_struct *sp, const struct srcu__scan *scan)
 {
 	/*
 	 * A: pairs with B and C in srcu_read_lock()/srcu_read_unlock().  A
@@ -353,12 +430,14 @@ static void fence_a(const struct srcu__scan *scan)
 	 * the unlock sum saw it free fences in my_record() (pairing with
 	 * this fence), and the caller is ordered by its own program order.
 	 */
-	if (scan->shared)
+	if (scan->shared) {
 		srcu__fence_heavy_global();   /* A: readers in every process */
-	else if (scan->others)
-		srcu__fence_heavy();
-	else
+	} else if (scan->others) {
+		pace(sp);
+		srcu__fence_heavy(gp_exp(sp));
+	} else {
 		srcu__smp_mb();
+	}
 }
 
 /* Between a check's unlock sums and its lock sums. */
@@ -367,7 +446,7 @@ static void check_fence(struct srcu_struct *sp, const struct srcu__scan *scan)
 	struct srcu__domain *d = srcu__dom(sp);
 
 	if (!SRCU__BUSTED(NOFENCE))   /* srcu-torture's broken flavour skips it */
-		fence_a(scan);
+		fence_a(sp, scan);
 	if (load_relaxed(&d->gp_heavy) != scan->others)
 		store_relaxed(&d->gp_heavy, scan->others);
 	stat_inc(&d->stat_checks);
@@ -410,6 +489,7 @@ static unsigned int idle_indices(struct srcu_struct *sp, int idx)
 		idle |= IDLE_INACTIVE;
 	if (sums_match(locks[idx], scan.unlocks[idx]))
 		idle |= IDLE_CURRENT;
+	note_readers(sp, locks[0] + locks[1]);
 	return idle;
 }
 
@@ -491,10 +571,12 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 	 * fence sees the flag and wakes us; each one before it is counted
 	 * by the scans below.  A shared domain's flag is in its file, seen
 	 * by readers in every process, which the global membarrier fences. */
-	if (shared(sp))
+	if (shared(sp)) {
 		srcu__fence_heavy_global();
-	else
-		srcu__fence_heavy();
+	} else {
+		pace(sp);
+		srcu__fence_heavy(gp_exp(sp));
+	}
 	for (;;) {
 		/* Acquire pairs with the waking reader's seq-cst bump in
 		 * srcu__wake_gp(): if we see the bump we see its count. */
@@ -516,16 +598,58 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 	store_relaxed(waiting, 0);
 }
 
-static void wait_readers(struct srcu_struct *sp, int idx, bool exp, struct srcu__deadline *dl)
+static void wait_readers(struct srcu_struct *sp, int idx, struct srcu__deadline *dl)
 {
+	bool exp;
+
 	if (srcu__gp_readers_done(sp, idx))
 		return;
+	exp = gp_exp(sp);   /* perhaps since the GP began */
 	if (spin_until_done(sp, idx, exp ? EXP_SPIN_NS : SPIN_NS, exp ? EXP_YIELD_NS : 0))
 		return;
 	sleep_until_done(sp, idx, dl);
 }
 
 /* ---- one grace period (caller holds gp_lock) ---- */
+
+/*
+ * Gathering (doc/design.md): before a normal GP, wait briefly for the
+ * synchronize callers that the last GP served to call again, so that
+ * this GP serves them too.  They were woken when it ended and are on
+ * their way back; without the wait, the runner (back first: it needs no
+ * wake-up) starts this GP before their snapshots, which then need the
+ * next, and callers take turns, one GP each.  gp_expect is the quota:
+ * the calls the last GP served plus those that arrived while it ran
+ * (already waiting), by the arrival count.  A caller that does not come
+ * back costs at most SRCU__GATHER_NS once; the quota then shrinks.
+ */
+static void gather(struct srcu_struct *sp)
+{
+	struct srcu__domain *d = srcu__dom(sp);
+	unsigned int at = load_relaxed(&d->gp_arrivals_start), n;
+	unsigned int want = load_relaxed(&d->gp_expect);
+	int64_t start = 0;
+
+	while ((n = load_relaxed(&d->gp_arrivals)) - at < want && !gp_exp(sp)) {
+		if (!start)
+			start = now_ns();
+		else if (now_ns() - start >= SRCU__GATHER_NS)
+			break;
+		sched_yield();   /* the callers on their way may need this CPU */
+	}
+	n = load_relaxed(&d->gp_arrivals);
+	store_relaxed(&d->gp_expect, n - at);   /* served by this GP */
+	store_relaxed(&d->gp_arrivals_start, n);
+}
+
+/* At a GP's end: the next gather's quota (see gather()). */
+static void expect(struct srcu_struct *sp)
+{
+	struct srcu__domain *d = srcu__dom(sp);
+	unsigned int waiting = load_relaxed(&d->gp_arrivals) - load_relaxed(&d->gp_arrivals_start);
+
+	store_relaxed(&d->gp_expect, load_relaxed(&d->gp_expect) + waiting);
+}
 
 static void gp_event_bump(struct srcu_struct *sp)
 {
@@ -546,13 +670,18 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 	unsigned long seq = load_relaxed(&d->gp_seq);
-	bool exp = srcu__seq_done(load_relaxed(&d->gp_exp_needed), srcu__seq_end(seq));
-	int64_t start = now_ns();
-	unsigned int idle;
+	unsigned int idle, flags;
+	int64_t start;
 	int idx;
 
-	if (exp)
-		stat_inc(&d->stat_exp_gps);
+	gather(sp);
+	start = now_ns();
+	/* Paced when its readers ran since the last GP and nobody asked for
+	 * it expedited (which may still happen: pace() asks again). */
+	flags = load_relaxed(&d->gp_flags) & GP_READERS_RAN;
+	if (flags && !gp_exp(sp))
+		flags |= GP_PACED;
+	store_relaxed(&d->gp_flags, flags);
 	store_relaxed(&d->gp_start_ns, (uint64_t)start);
 	store_relaxed(&d->gp_seq, seq + SEQ_SCAN1);
 	/* S: pairs with P in srcu__gp_snap(): the state store before the
@@ -564,14 +693,17 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 	idle = SRCU__BUSTED(ONESCAN) ? IDLE_INACTIVE : idle_indices(sp, idx);
 	if (idle != IDLE_BOTH) {
 		if (!(idle & IDLE_INACTIVE))
-			wait_readers(sp, idx ^ 1, exp, dl);  /* SCAN1: stale readers */
+			wait_readers(sp, idx ^ 1, dl);  /* SCAN1: stale readers */
 		flip(sp);
 		store_relaxed(&d->gp_seq, seq + SEQ_SCAN2);
-		wait_readers(sp, idx, exp, dl);          /* SCAN2: the old index */
+		wait_readers(sp, idx, dl);          /* SCAN2: the old index */
 	}
+	if (gp_exp(sp))   /* asked for before it ended, perhaps mid-way */
+		stat_inc(&d->stat_exp_gps);
 	/* Release pairs with the acquire in seq_done(): a caller that sees
 	 * the GP ended is ordered after the scans' fences. */
 	store_release(&d->gp_seq, srcu__seq_end(seq));
+	expect(sp);
 	gp_event_bump(sp);
 	stat_gp_time(sp, (uint64_t)(now_ns() - start));
 }
@@ -861,7 +993,8 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 	s = srcu__gp_snap(sp);
 	seq_request(&d->gp_seq_needed, s);
 	if (exp)
-		seq_request(&d->gp_exp_needed, s);
+		expedite(sp, s);
+	__atomic_fetch_add(&d->gp_arrivals, 1, __ATOMIC_RELAXED);   /* for gather() */
 	srcu__stall_set_waiting_on(sp);   /* for deadlock probes */
 	wait_for_seq(sp, s, dl);
 	srcu__stall_set_waiting_on(NULL);
@@ -936,6 +1069,8 @@ void srcu__gp_fork_child(struct srcu_struct *sp)
 	d->gp_seq = srcu__seq_idle(d->gp_seq);
 	d->gp_seq_needed = d->gp_seq;
 	d->gp_exp_needed = d->gp_seq;
+	d->gp_expect = 0;   /* its callers are gone */
+	d->gp_flags = 0;
 }
 
 /* ---- polled grace periods ---- */
@@ -986,6 +1121,15 @@ void srcu__gp_synchronize_deadline(struct srcu_struct *sp, struct srcu__deadline
 void synchronize_srcu_expedited(struct srcu_struct *sp)
 {
 	synchronize(sp, true, "synchronize_srcu_expedited", NULL);
+}
+
+void srcu_expedite_current(struct srcu_struct *sp)
+{
+	srcu__gp_enter(sp, "srcu_expedite_current");
+	/* The GP in progress, else the next one to start: its end.  Starts
+	 * none (doc/api.md: unlike the kernel's, which queues a callback). */
+	expedite(sp, srcu__seq_end(load_acquire(&srcu__dom(sp)->gp_seq)));
+	srcu__gp_leave(sp);
 }
 
 unsigned long srcu_batches_completed(struct srcu_struct *sp)

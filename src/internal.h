@@ -270,12 +270,19 @@ static inline bool srcu__backend_trylock(srcu__u64 *lock, uint64_t token)
 /* The asymmetric fence (A, W): every thread of the process executes a
  * full fence after the caller's accesses before the call and before its
  * accesses after it.  One membarrier serves all callers that asked
- * before it began; with the fence backend, a local fence. */
-SRCU__HIDDEN void srcu__fence_heavy(void);
+ * before it began; with the fence backend, a local fence.  An urgent
+ * (expedited) caller's membarrier is not held back to gather others. */
+SRCU__HIDDEN void srcu__fence_heavy(bool urgent);
 /* The same for shared domains: every running thread of every process
  * registered for global membarrier (all attached processes).  A service
  * of its own, shared the same way. */
 SRCU__HIDDEN void srcu__fence_heavy_global(void);
+/* How long a lock holder (of gp_lock or of the fence service) waits at
+ * most for the callers its last run served to come back (gathering). */
+#define SRCU__GATHER_NS (50 * 1000L)
+/* When a paced (normal) grace period may issue its next membarrier:
+ * CLOCK_MONOTONIC ns, or 0 for now. */
+SRCU__HIDDEN int64_t srcu__fence_paced_until(void);
 /* Membarriers run, heavy fences asked for: since the process started. */
 SRCU__HIDDEN void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests);
 SRCU__HIDDEN void srcu__fence_fork_child(void);

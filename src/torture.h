@@ -47,6 +47,10 @@ enum srcu__torture_point {
 					   * about to be reported (in the same
 					   * thread, next); arg: its uint64_t owner
 					   * word (pid and start time) */
+	SRCU_TORTURE_POINT_PACE,          /* fence.c: srcu__fence_paced_until() has
+					   * its answer; arg: int64_t *, which the
+					   * hook may change (a pacing gap of a
+					   * test's choosing) */
 	SRCU_TORTURE_POINT_PROC_STAT,     /* shared_file.c: a stat file that names
 					   * a process (this one or another) was read;
 					   * arg: struct srcu__torture_stat, whose pid
