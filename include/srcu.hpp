@@ -267,6 +267,8 @@ inline void synchronize_expedited(domain_ref d) noexcept
 {
 	synchronize_srcu_expedited(d.native());
 }
+/* Expedite d's grace period in progress (else the next); returns at once. */
+inline void expedite_current(domain_ref d) noexcept { srcu_expedite_current(d.native()); }
 /* Wait until every deleter retire() queued on d before has run. */
 inline void barrier(domain_ref d) noexcept { srcu_barrier(d.native()); }
 

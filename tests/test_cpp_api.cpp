@@ -199,9 +199,15 @@ static void test_c_domain()
 	}
 	CHECK(!srcu_read_lock_held(&c_domain));
 	unsigned long before = srcu_batches_completed(&c_domain);
+	srcu_stats st0, st1;
+	CHECK(srcu_get_stats(&c_domain, &st0) == 0);
 	srcu::synchronize(c_domain);
 	srcu::synchronize_expedited(srcu::domain_ref(&c_domain));
-	CHECK(srcu_batches_completed(&c_domain) >= before + 2);
+	srcu::expedite_current(srcu::domain_ref(&c_domain));   /* the next GP: expedited */
+	srcu::synchronize(srcu::domain_ref(&c_domain));
+	CHECK(srcu_batches_completed(&c_domain) >= before + 3);
+	CHECK(srcu_get_stats(&c_domain, &st1) == 0);
+	CHECK(st1.gps_expedited - st0.gps_expedited == 2);
 }
 
 // Bug caught: synchronize() returning while a reader that began before

@@ -93,6 +93,11 @@ int gp_latency_cdf(FILE *f);
  * of peer p with nthreads idle threads alive that have used its domain
  * (other: that have used another libsrcu domain instead) (bench_update.c). */
 double gp_with_threads(const struct peer *p, int nthreads, int other, int quick);
+/* The same, alternating p's synchronize with alt's (another peer of the
+ * same domain, e.g. libsrcu-exp) on one set of threads: p's p50 returned,
+ * alt's in *alt_p50. */
+double gp_with_threads_alt(const struct peer *p, const struct peer *alt, int nthreads,
+			   int other, int quick, double *alt_p50);
 /* The domains figures 4, 6 and 7 use: made at start-up, before any
  * figure, as they always were (bench_update.c). */
 void bench_update_init(void);

@@ -370,11 +370,17 @@ static void *use_then_wait(void *arg)
  * figure 12's (12h) too (bench.h). */
 double gp_with_threads(const struct peer *p, int nthreads, int other, int quick)
 {
+	return gp_with_threads_alt(p, NULL, nthreads, other, quick, NULL);
+}
+
+double gp_with_threads_alt(const struct peer *p, const struct peer *alt, int nthreads,
+			   int other, int quick, double *alt_p50)
+{
 	pthread_barrier_t used, done;
 	pthread_t *t = calloc((size_t)nthreads, sizeof(*t));
 	struct idle_thread it = { p, other, &used, &done };
 	pthread_attr_t attr;
-	double v[200];
+	double v[200], w[200], r;
 	int k, n = quick ? 50 : 200;
 
 	pthread_attr_init(&attr);
@@ -387,8 +393,14 @@ double gp_with_threads(const struct peer *p, int nthreads, int other, int quick)
 	p->thread_online();
 	for (k = 0; k < n; k++) {
 		double t0 = clock_now_s();
+
 		p->synchronize();
 		v[k] = (clock_now_s() - t0) * 1e6;
+		if (!alt)
+			continue;
+		t0 = clock_now_s();
+		alt->synchronize();   /* the same threads, alternately */
+		w[k] = (clock_now_s() - t0) * 1e6;
 	}
 	p->thread_offline();
 	pthread_barrier_wait(&done);
@@ -398,7 +410,10 @@ double gp_with_threads(const struct peer *p, int nthreads, int other, int quick)
 	pthread_barrier_destroy(&done);
 	pthread_attr_destroy(&attr);
 	free(t);
-	return quantile(v, n, 0.5);
+	r = quantile(v, n, 0.5);
+	if (alt)
+		*alt_p50 = quantile(w, n, 0.5);
+	return r;
 }
 
 static long rss_kib(void)
