@@ -16,6 +16,17 @@
  *     runs grace periods until its own snapshot is reached (no more), the
  *     other waits for gp_seq to reach its snapshot or for the lock to be
  *     free again.
+ *   - gathering (issue 23), in every run: each caller counts its arrival
+ *     (gp_arrivals) after its snapshot; before a GP's state store S the
+ *     runner may wait until the arrivals since its last GP began reach
+ *     the quota (gp_expect), or give up at any moment (the 50 us cap, an
+ *     expedited request), then notes the count (gp_arrivals_start, the
+ *     next quota); at the GP's end it adds the callers that arrived while
+ *     it ran (expect()).  A caller that arrives during the gather reads
+ *     gp_seq idle, so its snapshot is the end of the GP about to run,
+ *     whose S and scans come after its snapshot: gathering changes no
+ *     snapshot.  Pacing and srcu_expedite_current() only delay when a
+ *     step begins, which the interleavings already hold; not modelled.
  *
  * What is not: weak memory.  Each step here is sequentially consistent;
  * the argument that membarrier (fence A) and the readers' compiler
@@ -36,7 +47,18 @@
  * counts (a reader that runs a whole section between the two sums);
  * EARLYSNAP lets a caller be served by the grace period already in
  * flight (its scans may be past the caller's readers); FASTHALF ends a
- * grace period when the one check finds only the inactive index idle.
+ * grace period when the one check finds only the inactive index idle;
+ * LATEJOIN extends the gather into the GP: a caller that reads gp_seq in
+ * state SCAN1 (the GP's first check, or SCAN1's wait) joins that GP (its
+ * snapshot is the running GP's end; src/torture.h's busted flavour).  The
+ * counterexample: the first check finds both indices idle, a reader then
+ * begins a section, a caller reads SCAN1 and joins, and the GP ends with
+ * the section open.  (A caller that joined only before the first check's
+ * fence A would be served: that check's lock sums come after its call.
+ * Verified without a violation, with a ghost flag from S to that fence,
+ * for 1 reader and 2 updaters x 2 calls (5.8 million states) and x 1
+ * call with 2 rounds (12.9 million); not in check.sh.  But nothing a
+ * caller can read tells it that fence A has not yet run.)
  *
  * DEAD (issue 11's process-shared domains, doc/shared.md): a reader may
  * die at any step, inside a section or not; its counts freeze where they
@@ -90,6 +112,13 @@ byte unlock_cnt[NR * 2];
 byte gp_seq;                   /* GP count << 2 | state */
 byte gp_seq_needed;
 bit  gp_lock;
+
+/* Gathering (gather() and expect() in src/gp.c): each caller counts its
+ * arrival after its snapshot; the runner's words say how many had
+ * arrived when its last GP began and how many the next should gather. */
+byte gp_arrivals;
+byte gp_arrivals_start;        /* runner's (under gp_lock) */
+byte gp_expect;                /* runner's (under gp_lock) */
 
 /* Reader records: owned, or free (REUSE: a reader's thread exits between
  * sections and a new one takes the record).  A check's unlock sum notes
@@ -392,10 +421,26 @@ inline wait_readers(x)
 
 /* ---- one grace period: run_gp() ---- */
 
+/* gather(): before the GP's state store, wait until the callers that
+ * arrived since the last GP began reach the quota, or give up (the 50 us
+ * cap, or an expedited request: any moment).  The wait itself is the
+ * runner not moving while callers snapshot an idle gp_seq, which the
+ * interleavings hold anyway; what the gather reads and writes is here. */
+inline gather()
+{
+	if
+	:: d_step { ((gp_arrivals - at) & 255) >= want ->   /* the quota arrived */
+		n = gp_arrivals; gp_expect = n - at; gp_arrivals_start = n; at = 0; want = 0; n = 0 }
+	:: d_step { true ->                                  /* or it gave up */
+		n = gp_arrivals; gp_expect = n - at; gp_arrivals_start = n; at = 0; want = 0; n = 0 }
+	fi
+}
+
 inline run_gp()
 {
-	seq = gp_seq;
-	gp_seq = seq + 1;                  /* SCAN1 state */
+	d_step { seq = gp_seq; at = gp_arrivals_start; want = gp_expect }   /* the runner's words */
+	gather();                          /* before S: no snapshot changes */
+	gp_seq = seq + 1;                  /* SCAN1 state (S) */
 	i = idx & 1;
 #ifdef ONESCAN
 	idle = 1;                          /* SCAN1 (and the check of both) skipped */
@@ -414,6 +459,9 @@ inline run_gp()
 		wait_readers(i)                /* SCAN2 */
 	fi;
 	atomic { gp_seq = seq + 4; seq = 0; i = 0; idle = 0 }   /* GP ended (release) */
+	d_step {                           /* expect(): the next gather's quota */
+		gp_expect = gp_expect + ((gp_arrivals - gp_arrivals_start) & 255)
+	}
 }
 
 inline run_gps(s)
@@ -430,6 +478,7 @@ proctype updater(byte calls)
 	byte s, k;
 	byte seq, i, r, locks, unlocks;   /* run_gp() and the scans */
 	byte locks0, unlocks0, idle;             /* idle_indices() */
+	byte at, want, n;                        /* gather() */
 	bit  done;
 	bit  counted[NR];                        /* the check's srcu__scan */
 #ifdef TAKEOVER
@@ -448,11 +497,21 @@ proctype updater(byte calls)
 		}
 #ifdef EARLYSNAP
 		d_step { k = 0; s = (gp_seq + 3) & 252 }   /* the GP in flight */
+#elif defined(LATEJOIN)
+		d_step {
+			k = 0;
+			if
+			:: (gp_seq & 3) == 1 -> s = (gp_seq + 3) & 252   /* joins the GP in SCAN1 */
+			:: else -> s = (gp_seq + 7) & 252
+			fi
+		}
 #else
 		d_step { k = 0; s = (gp_seq + 7) & 252 }   /* seq_snap() */
 #endif
 		d_step {                       /* seq_request(): CAS loop */
-			if :: !SEQ_GE(gp_seq_needed, s) -> gp_seq_needed = s :: else -> skip fi
+			if :: !SEQ_GE(gp_seq_needed, s) -> gp_seq_needed = s :: else -> skip fi;
+			gp_arrivals++              /* for gather(), after the snapshot (one step with
+			                            * seq_request(): gp_seq_needed is read by none here) */
 		}
 		do
 		:: SEQ_GE(gp_seq, s) -> break

@@ -991,6 +991,12 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 		return;
 	}
 	s = srcu__gp_snap(sp);
+	if (SRCU__BUSTED(LATEJOIN)) {   /* joins a GP in its first check */
+		unsigned long now = load_relaxed(&d->gp_seq);
+
+		if ((now & SRCU__SEQ_STATE_MASK) == SEQ_SCAN1)
+			s = srcu__seq_end(now);
+	}
 	seq_request(&d->gp_seq_needed, s);
 	if (exp)
 		expedite(sp, s);

@@ -21,6 +21,17 @@ enum srcu__torture_flavor {
 	SRCU_TORTURE_EARLYPOLL, /* a polled cookie is done one GP early */
 	SRCU_TORTURE_DISCARDLIVE,/* shared domains: every other process is
 				  * taken for dead, its open sections ended */
+	SRCU_TORTURE_LATEJOIN,  /* a synchronize caller that arrives during a
+				 * GP's first check joins that GP (its snapshot
+				 * is the running GP's end when gp_seq reads
+				 * SCAN1: model/srcu.pml's LATEJOIN).  Caught as
+				 * a reader's object at pipeline age 2 (a GP
+				 * ended inside its section), only when the
+				 * runner is preempted between the first check's
+				 * sums and its next state store while a reader
+				 * begins and a caller arrives: 4-25 s with
+				 * tools/CMakeLists.txt's workload (1 domain,
+				 * 1 reader, 8 writers, all expedited) */
 };
 
 /* Points in the library where a test may stop a thread, to open a race

@@ -43,8 +43,9 @@
  * after each kill.  --signal-storm and --fork-storm do not apply there.
  *
  * Flavours: srcu (the library as built), busted-nosync, busted-onescan,
- * busted-nofence, busted-cbnowait, busted-earlypoll (deliberately broken
- * grace periods, callbacks and cookies: the test of the test), and with
+ * busted-nofence, busted-cbnowait, busted-earlypoll, busted-earlyfence,
+ * busted-latejoin (deliberately broken grace periods, fences, callbacks
+ * and cookies: the test of the test), and with
  * --processes busted-discardlive (live processes taken for dead).  Exit
  * status 0 only without failure; the last line is PASS or FAIL: <reason>.
  *
@@ -79,6 +80,7 @@ static const struct { const char *name; int flavor; } flavors[] = {
 	{ "busted-earlypoll", SRCU_TORTURE_EARLYPOLL },
 	{ "busted-earlyfence", SRCU_TORTURE_EARLYFENCE },
 	{ "busted-discardlive", SRCU_TORTURE_DISCARDLIVE },   /* --processes only */
+	{ "busted-latejoin", SRCU_TORTURE_LATEJOIN },
 };
 
 static void usage(int status)
@@ -90,7 +92,8 @@ static void usage(int status)
 		"                    [--reader-delay PERMILLE] [--stop-on-fail] [--no-chaos] [--stall S]\n"
 		"                    [--signal-storm] [--fork-storm] [--processes N] [--no-fork]\n"
 		"flavors: srcu busted-nosync busted-onescan busted-nofence busted-cbnowait\n"
-		"         busted-earlypoll busted-earlyfence busted-discardlive (--processes)\n");
+		"         busted-earlypoll busted-earlyfence busted-latejoin\n"
+		"         busted-discardlive (--processes)\n");
 	exit(status);
 }
 
