@@ -361,7 +361,7 @@ static void gp_event_bump(struct srcu_struct *sp);
 static void seq_request(unsigned long *needed, unsigned long s);
 
 /* Ask that the GP which completes s, and every GP before it still to
- * end, be expedited; wake a runner that is pacing.  The seq-cst request
+ * end, be expedited; wake a runner that is pacing.  X: the seq-cst request
  * and flag read pair with pace()'s seq-cst flag set and request read:
  * either it sees the request, or this sees it pacing. */
 static void expedite(struct srcu_struct *sp, unsigned long s)
@@ -407,6 +407,7 @@ static void pace(struct srcu_struct *sp)
 	while ((until = srcu__fence_paced_until()) > now_ns()) {
 		unsigned int ev = load_acquire(&d->gp_event);
 
+		/* X: pairs with expedite(): flag, then request (both seq-cst). */
 		__atomic_fetch_or(&d->gp_flags, GP_PACING, __ATOMIC_SEQ_CST);
 		if (gp_exp(sp))
 			break;
