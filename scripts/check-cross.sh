@@ -29,7 +29,7 @@ ALL="aarch64 ppc64le s390x riscv64 armhf i686"
 # CI: every test but the second copy of the suite against libsrcu.a (the
 # .static tests; test_link.static and .full-static stay) and the broken
 # torture flavours that run for 20-150 s each (the native suite runs all).
-CROSS_CI_EXCLUDE='^test_[a-z_]+\.static$|^torture\.busted-(onescan|earlyfence|cbnowait|earlypoll)$'
+CROSS_CI_EXCLUDE='^test_[a-z_]+\.static$|^torture\.busted-(onescan|earlyfence|latejoin|cbnowait|earlypoll)$'
 
 ci=0
 archs=""
