@@ -130,8 +130,30 @@ unsigned long get_state_synchronize_srcu(struct srcu_struct *sp);
 /* The same cookie, and that grace period will run (the worker runs it
  * when no updater does). */
 unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp);
-/* Has it ended?  Wrap-safe. */
+/* Has it ended?  Wrap-safe, except for a cookie held across (nearly) a
+ * multiple of 2^(BITS_PER_LONG-2) grace periods (doc/api.md). */
 bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie);
+/* A cookie that poll_state_synchronize_srcu() always reports done and
+ * that no real one equals: real cookies are gp_seq snapshots, whose two
+ * state bits are 00; this one's are 01.  For "nothing to wait for". */
+#define SRCU_GET_STATE_COMPLETED 0x1ul
+static inline unsigned long get_completed_synchronize_srcu(void)
+{
+	return SRCU_GET_STATE_COMPLETED;
+}
+/* Do two cookies name the same grace period?  (Plain equality, as in
+ * the kernel: for finding a cookie already held.) */
+static inline bool same_state_synchronize_srcu(unsigned long a, unsigned long b)
+{
+	return a == b;
+}
+/* At most this many distinct cookies are not yet done at any moment, to
+ * size an array of them (the kernel's 2).  A cookie is the end of the
+ * grace period after the one running when it was taken: with gp_seq at
+ * n GPs done, an idle domain hands out the end of GP n+1, a running one
+ * that of GP n+2; cookies not yet done are the ends of GPs after n, and
+ * none names one past n+2: two values. */
+#define NUM_ACTIVE_SRCU_POLL_OLDSTATE 2
 
 /* ---- Process-shared domains (doc/shared.md) -------------------------- */
 
