@@ -83,6 +83,30 @@ void srcu_up_read(struct srcu_struct *sp, int idx);
 /* Is this thread inside a srcu_read_lock() section of sp?  For
  * assertions; false for NULL, an unused or cleaned-up domain. */
 bool srcu_read_lock_held(struct srcu_struct *sp);
+/* The kernel's other spellings of the same section, so that its code
+ * compiles.  _nmisafe: the kernel's NMI-safe readers; here the read side
+ * is async-signal-safe already, which is userspace's NMI.  _notrace: the
+ * kernel leaves them out of its tracer; here nothing traces. */
+static inline int srcu_read_lock_nmisafe(struct srcu_struct *sp);
+static inline void srcu_read_unlock_nmisafe(struct srcu_struct *sp, int idx);
+static inline int srcu_read_lock_notrace(struct srcu_struct *sp);
+static inline void srcu_read_unlock_notrace(struct srcu_struct *sp, int idx);
+/* Make the srcu_read_unlock() (srcu_read_lock()) just before a full
+ * memory barrier.  The kernel's unlock (lock) has one inside, and its
+ * versions are empty; here the read side orders with compiler barriers
+ * only (the grace period's membarrier does the rest), so these are a
+ * full fence (seq-cst) each. */
+static inline void smp_mb__after_srcu_read_unlock(void);
+static inline void smp_mb__after_srcu_read_lock(void);
+/* C: a section of sp from here to the end of the enclosing block
+ * (SRCU_GUARD(sp);) or for the next statement or block only
+ * (SRCU_SCOPED_GUARD(sp) { ... }), ended by any way out of it: block end,
+ * break, continue, return, goto (GNU C's cleanup attribute; not longjmp()
+ * or a thread's exit).  C++: srcu.hpp's srcu::read_guard. */
+#ifndef __cplusplus
+#define SRCU_GUARD(sp) SRCU__GUARD(sp, SRCU__CAT(srcu__guard_, __COUNTER__))
+#define SRCU_SCOPED_GUARD(sp) SRCU__SCOPED_GUARD(sp, SRCU__CAT(srcu__scope_, __COUNTER__))
+#endif
 
 /* ---- The update side ------------------------------------------------- */
 
@@ -130,8 +154,30 @@ unsigned long get_state_synchronize_srcu(struct srcu_struct *sp);
 /* The same cookie, and that grace period will run (the worker runs it
  * when no updater does). */
 unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp);
-/* Has it ended?  Wrap-safe. */
+/* Has it ended?  Wrap-safe, except for a cookie held across (nearly) a
+ * multiple of 2^(BITS_PER_LONG-2) grace periods (doc/api.md). */
 bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie);
+/* A cookie that poll_state_synchronize_srcu() always reports done and
+ * that no real one equals: real cookies are gp_seq snapshots, whose two
+ * state bits are 00; this one's are 01.  For "nothing to wait for". */
+#define SRCU_GET_STATE_COMPLETED 0x1ul
+static inline unsigned long get_completed_synchronize_srcu(void)
+{
+	return SRCU_GET_STATE_COMPLETED;
+}
+/* Do two cookies name the same grace period?  (Plain equality, as in
+ * the kernel: for finding a cookie already held.) */
+static inline bool same_state_synchronize_srcu(unsigned long a, unsigned long b)
+{
+	return a == b;
+}
+/* At most this many distinct cookies are not yet done at any moment, to
+ * size an array of them (the kernel's 2).  A cookie is the end of the
+ * grace period after the one running when it was taken: with gp_seq at
+ * n GPs done, an idle domain hands out the end of GP n+1, a running one
+ * that of GP n+2; cookies not yet done are the ends of GPs after n, and
+ * none names one past n+2: two values. */
+#define NUM_ACTIVE_SRCU_POLL_OLDSTATE 2
 
 /* ---- Process-shared domains (doc/shared.md) -------------------------- */
 

@@ -1084,7 +1084,34 @@ void srcu__gp_fork_child(struct srcu_struct *sp)
 
 void srcu__gp_request(struct srcu_struct *sp, unsigned long s)
 {
+	/* SRCU_GET_STATE_COMPLETED needs no grace period; as a request it
+	 * would read as ahead of gp_seq half the time, and have the worker
+	 * run GPs until the counter wrapped to it. */
+	if (s == SRCU_GET_STATE_COMPLETED)
+		return;
 	seq_request(&srcu__dom(sp)->gp_seq_needed, s);
+}
+
+/*
+ * Has gp_seq passed cookie s?  The kernel's rcu_seq_done_exact(): not
+ * only "cur at or after s" (ULONG_CMP_GE, which would call a cookie held
+ * 2^(BITS_PER_LONG-3) grace periods not done), but also done when cur is
+ * further behind s than any real cookie can be.  A cookie is
+ * srcu__seq_snap() of a gp_seq at most cur: at most 2 * SRCU__SEQ_ONE
+ * ahead of cur (7 while a GP runs, 8 once a fork child's or a dead
+ * runner's srcu__seq_idle() dropped the running GP's state).  The
+ * kernel's guard band, 3 * SRCU__SEQ_STATE_MASK + 1 = 10, covers that.
+ * So a cookie is misjudged (not done) only while cur lies 1-10 below it
+ * modulo 2^BITS_PER_LONG: when the grace periods completed since its own
+ * are 3 (with a GP in its second scan), 2 or 1 short of a multiple of
+ * 2^(BITS_PER_LONG-2) (doc/api.md, poll_state_synchronize_srcu).
+ */
+_Static_assert((SRCU_GET_STATE_COMPLETED & SRCU__SEQ_STATE_MASK) != 0,
+	       "SRCU_GET_STATE_COMPLETED must have state bits no snapshot has");
+static bool cookie_done(unsigned long cur, unsigned long s)
+{
+	return ULONG_CMP_GE(cur, s) ||
+	       ULONG_CMP_LT(cur, s - (3 * SRCU__SEQ_STATE_MASK + 1));
 }
 
 unsigned long get_state_synchronize_srcu(struct srcu_struct *sp)
@@ -1104,7 +1131,10 @@ bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie)
 	srcu__gp_enter(sp, "poll_state_synchronize_srcu");
 	if (SRCU__BUSTED(EARLYPOLL))
 		cookie -= SRCU__SEQ_ONE;   /* one grace period early */
-	done = seq_done(sp, cookie);
+	/* SRCU_GET_STATE_COMPLETED: low bits 01, which no srcu__seq_snap()
+	 * has (its low bits are 00), done whatever gp_seq holds. */
+	done = cookie == SRCU_GET_STATE_COMPLETED ||
+	       cookie_done(load_acquire(&srcu__dom(sp)->gp_seq), cookie);
 	if (done) {
 		/* F, as at the end of synchronize(): what the caller does next
 		 * (free the object) is ordered after the grace period. */

@@ -6,7 +6,7 @@
 # Bugs caught: a header or library missing from the install, a .pc file
 # that points at the configure-time prefix instead of where it lies, a
 # CMake package that does not import, symbols exported without a version
-# (src/libsrcu.map), man pages not installed, srcu.hpp or libsrcu-urcu
+# (src/libsrcu.map), srcu_kernel.h not installed, man pages not installed, srcu.hpp or libsrcu-urcu
 # missing or unusable as installed.
 set -eu
 BUILD=$1 SRC=$2
@@ -18,6 +18,7 @@ export PKG_CONFIG_PATH=$(dirname "$PC")
 cat >"$PREFIX/user.c" <<'C'
 #include <srcu.h>
 #include <srcu_gate.h>
+#include <srcu_kernel.h>
 static DEFINE_SRCU(dom);
 static DEFINE_SRCU_GATE(gate);
 static int fn(void *arg) { (void)arg; return 7; }
@@ -26,6 +27,13 @@ int main(void)
 	int idx = srcu_read_lock(&dom), tag;
 
 	srcu_read_unlock(&dom, idx);
+	{
+		guard(srcu)(&dom);
+	}
+	scoped_guard(srcu, &dom) {
+		if (!srcu_read_lock_held(&dom))
+			return 1;
+	}
 	synchronize_srcu(&dom);
 	tag = srcu_gate_enter(&gate);
 	srcu_gate_exit(&gate, tag);

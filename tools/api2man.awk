@@ -52,7 +52,7 @@ function part(name) {
 	summary = ""
 	summary_done = 0
 	part("SYNOPSIS")
-	emit(".nf\n.B #include <" (name ~ /^srcu_gate/ ? "srcu_gate.h" : "srcu.h") ">\n.fi")
+	emit(".nf\n.B #include <" (name ~ /^srcu_gate/ ? "srcu_gate.h" : name ~ /^(scoped_)?guard$/ ? "srcu_kernel.h" : "srcu.h") ">\n.fi")
 	section = "SYNOPSIS"
 	incode = 0
 	next

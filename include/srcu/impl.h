@@ -321,6 +321,67 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
 	srcu__unlock_word(t, w + (unsigned int)idx);
 }
 
+/* The kernel's other names for the same section (<srcu.h>). */
+static inline int srcu_read_lock_nmisafe(struct srcu_struct *sp)
+{
+	return srcu_read_lock(sp);
+}
+static inline void srcu_read_unlock_nmisafe(struct srcu_struct *sp, int idx)
+{
+	srcu_read_unlock(sp, idx);
+}
+static inline int srcu_read_lock_notrace(struct srcu_struct *sp)
+{
+	return srcu_read_lock(sp);
+}
+static inline void srcu_read_unlock_notrace(struct srcu_struct *sp, int idx)
+{
+	srcu_read_unlock(sp, idx);
+}
+
+/* B and C above are compiler barriers: with the membarrier backend the
+ * lock and unlock imply no fence on any CPU (the fence backend's slow
+ * path has one, but code must not count on the backend), so these are
+ * real. */
+static inline void smp_mb__after_srcu_read_unlock(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+static inline void smp_mb__after_srcu_read_lock(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* SRCU_GUARD() and SRCU_SCOPED_GUARD() (<srcu.h>): a section held by a
+ * variable whose cleanup ends it.  done ends the scoped form's one-pass
+ * for loop; the cleanup runs however the loop is left. */
+#define SRCU__CAT2(a, b) a##b
+#define SRCU__CAT(a, b) SRCU__CAT2(a, b)
+struct srcu__guard {
+	struct srcu_struct *sp;
+	int idx;
+	int done;
+};
+static inline struct srcu__guard srcu__guard_enter(struct srcu_struct *sp)
+{
+	struct srcu__guard g;
+
+	g.sp = sp;
+	g.idx = srcu_read_lock(sp);
+	g.done = 0;
+	return g;
+}
+static inline void srcu__guard_exit(struct srcu__guard *g)
+{
+	srcu_read_unlock(g->sp, g->idx);
+}
+#define SRCU__GUARD(sp, g) \
+	struct srcu__guard g __attribute__((cleanup(srcu__guard_exit), unused)) = \
+		srcu__guard_enter(sp)
+#define SRCU__SCOPED_GUARD(sp, g) \
+	for (struct srcu__guard g __attribute__((cleanup(srcu__guard_exit))) = \
+		     srcu__guard_enter(sp); !g.done; g.done = 1)
+
 /* ---- Sections without an index ----
  *
  * For APIs whose lock returns nothing (srcu_urcu.h's liburcu flavours,
