@@ -74,12 +74,28 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx);
 /* A section that may end in another thread (atomic counters: slower). */
 int srcu_down_read(struct srcu_struct *sp);
 void srcu_up_read(struct srcu_struct *sp, int idx);
-/* Load an SRCU-protected pointer inside a section of sp (acquire).
- * Variadic, so that sp may be any expression, commas included. */
+/* Load an SRCU-protected pointer inside a section of sp: the loads
+ * through it see what the updater wrote before publishing (an address
+ * dependency; -DSRCU_DEREFERENCE_ACQUIRE: an acquire load).  Variadic, so
+ * that sp may be any expression, commas included.  With -DSRCU_DEBUG,
+ * outside every section of sp in this thread it reports the call site and
+ * aborts. */
 #define srcu_dereference(p, ...) SRCU__DEREFERENCE(p, __VA_ARGS__)
+/* The same, also legal where c is true (an update-side lock held): the
+ * checking build aborts only when neither holds; elsewhere c is never
+ * evaluated. */
+#define srcu_dereference_check(p, sp, ...) SRCU__DEREFERENCE_CHECK(p, sp, __VA_ARGS__)
+/* Update side, where c (never evaluated outside -DSRCU_DEBUG) says p
+ * cannot change: a plain load, no ordering. */
+#define srcu_dereference_protected(p, ...) SRCU__DEREFERENCE_PROTECTED(p, __VA_ARGS__)
+/* p's value, loaded once, anywhere: to test or compare, not to follow. */
+#define srcu_access_pointer(p) SRCU__ACCESS_POINTER(p)
 /* Publish v in p (release): readers see what was written to *v before.
  * Variadic, so that v may be any expression, e.g. C++'s new T{a, {}}. */
 #define srcu_assign_pointer(p, ...) SRCU__ASSIGN_POINTER(p, __VA_ARGS__)
+/* Publish v in p, as srcu_assign_pointer(), where c says the caller
+ * owns p; returns the old value (for a grace period, then free). */
+#define srcu_replace_pointer(p, v, ...) SRCU__REPLACE_POINTER(p, v, __VA_ARGS__)
 /* Is this thread inside a srcu_read_lock() section of sp?  For
  * assertions; false for NULL, an unused or cleaned-up domain. */
 bool srcu_read_lock_held(struct srcu_struct *sp);

@@ -11,7 +11,19 @@
 # this is x86-64.  ARCH: x86_64 aarch64 aarch64-lse ppc64le s390x riscv64
 # armhf i686 (default: those whose compiler is installed;
 # `scripts/deps.sh cross` installs them).
+#
+# scripts/read-side-asm.sh --deref [ARCH...]: the same for a section that
+# follows a pointer (lock, p = srcu_dereference(gp, sp), v = p->x,
+# unlock), twice per architecture: srcu_dereference()'s default load (a
+# relaxed load, ordered by the address dependency) and the opt-in acquire
+# (-DSRCU_DEREFERENCE_ACQUIRE).  Acquire loads (ldar, ldapr) count among
+# the barriers (doc/design.md, "srcu_dereference(): acquire or dependency").
 set -eu
+deref=
+if [ "${1:-}" = --deref ]; then
+	deref=1
+	shift
+fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -22,6 +34,20 @@ int srcu_pair(struct srcu_struct *sp)
 {
 	int idx = srcu_read_lock(sp);
 	int v = __atomic_load_n(&shared_data, __ATOMIC_RELAXED);
+
+	srcu_read_unlock(sp, idx);
+	return v;
+}
+C
+cat > "$tmp/deref.c" <<'C'
+#include <srcu.h>
+struct obj { int x; };
+extern struct obj *gp;
+int srcu_pair(struct srcu_struct *sp)
+{
+	int idx = srcu_read_lock(sp);
+	struct obj *p = srcu_dereference(gp, sp);
+	int v = p->x;
 
 	srcu_read_unlock(sp, idx);
 	return v;
@@ -40,20 +66,34 @@ triple() {
 	esac
 }
 [ $# -gt 0 ] || set -- x86_64 aarch64 aarch64-lse ppc64le s390x riscv64 armhf i686
-printf '| arch | fast-path instructions | atomic RMWs and barriers on it | out-of-line helpers |\n'
-printf '|---|---|---|---|\n'
+if [ -n "$deref" ]; then
+	printf '| arch | srcu_dereference() | fast-path instructions | atomic RMWs, acquire loads and barriers on it | out-of-line helpers |\n'
+	printf '|---|---|---|---|---|\n'
+	variants="dependency acquire"
+else
+	printf '| arch | fast-path instructions | atomic RMWs and barriers on it | out-of-line helpers |\n'
+	printf '|---|---|---|---|\n'
+	variants=pair
+fi
 for a in "$@"; do
 	t=$(triple "$a")
 	cc=$t-gcc
 	[ "$a" = x86_64 ] && cc=gcc
 	command -v "$cc" > /dev/null || { printf '| %s | (no %s) | | |\n' "$a" "$cc"; continue; }
+	for v in $variants; do
 	flags=
 	[ "$a" = aarch64-lse ] && flags=-march=armv8.1-a
+	src=$tmp/pair.c
+	label=$a
+	case $v in
+	dependency) src=$tmp/deref.c; label="$a | dependency (default)" ;;
+	acquire) src=$tmp/deref.c; label="$a | acquire"; flags="$flags -DSRCU_DEREFERENCE_ACQUIRE" ;;
+	esac
 	# shellcheck disable=SC2086
-	"$cc" -O2 -fPIC $flags -I "$here/include" -c "$tmp/pair.c" -o "$tmp/$a.o"
+	"$cc" -O2 -fPIC $flags -I "$here/include" -c "$src" -o "$tmp/$a.o"
 	od=$t-objdump
 	command -v "$od" > /dev/null || od=objdump
-	"$od" -d --no-show-raw-insn "$tmp/$a.o" | awk -v arch="$a" '
+	"$od" -d --no-show-raw-insn "$tmp/$a.o" | awk -v arch="$label" '
 	/<srcu_pair>:/ { on = 1; next }
 	on && NF == 0 { next }
 	on && /^[0-9a-f]+ <\.L/ { next }   # a local label (riscv64)
@@ -63,7 +103,7 @@ for a in "$@"; do
 		split($0, f, /[ \t]+/)
 		op = f[1]
 		n++
-		if (op ~ /^(lock|ldadd|ldaddl|ldadda|ldaddal|ldarx|stdcx\.|lwarx|stwcx\.|ldrex|strex|amoadd\.d|amoadd\.w|lr\.|sc\.|laag|lrarx|xadd|dmb|lwsync|sync|isync|fence|bcr|mfence)/ || $0 ~ /lock /)
+		if (op ~ /^(lock|ldadd|ldaddl|ldadda|ldaddal|ldarx|stdcx\.|lwarx|stwcx\.|ldrex|strex|amoadd\.d|amoadd\.w|lr\.|sc\.|laag|lrarx|xadd|dmb|lwsync|sync|isync|fence|bcr|mfence|ldar|ldapr)/ || $0 ~ /lock /)
 			rmw = rmw (rmw ? ", " : "") op
 		if ($0 ~ /__aarch64_|__atomic_|__sync_/) {
 			h = $0; sub(/.*</, "", h); sub(/>.*/, "", h); sub(/\+.*/, "", h)
@@ -74,4 +114,5 @@ for a in "$@"; do
 			exit
 		}
 	}'
+	done
 done

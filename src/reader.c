@@ -557,6 +557,27 @@ bool srcu_read_lock_held(struct srcu_struct *sp)
 	return sp && srcu__domain_live(sp) && srcu__reader_self_inside(sp);
 }
 
+/* The checking build's report (<srcu/impl.h>, SRCU_DEBUG): a pointer
+ * loaded where nothing protects it.  Internal; exported for the header. */
+void srcu__debug_deref_fail(struct srcu_struct *sp, const char *macro, const char *file,
+			    int line, const char *expr, const char *cond)
+{
+	char n[SRCU__NAME_LEN], t[64];
+
+	srcu__report_thread(t, sizeof(t));
+	if (!sp)
+		srcu__report_fatal("%s(%s, %s) at %s:%d by %s: the condition is false "
+			    "(the update side does not hold p)", macro, expr, cond, file, line, t);
+	if (cond)
+		srcu__report_fatal("%s(%s, ..., %s) at %s:%d by %s outside any section of "
+			    "domain %s, and the condition is false", macro, expr, cond, file,
+			    line, t, srcu__report_name(sp, n, sizeof(n)));
+	srcu__report_fatal("%s(%s) at %s:%d by %s outside any section of domain %s "
+		    "(srcu_read_lock() it first; srcu_down_read() sections belong to no "
+		    "thread: use srcu_dereference_check(p, sp, 1) there)", macro, expr, file,
+		    line, t, srcu__report_name(sp, n, sizeof(n)));
+}
+
 /* The calling thread's record, or NULL before its first section. */
 struct srcu__record *srcu__reader_self_record(void)
 {

@@ -195,9 +195,11 @@ static void test_pointer_macros(void)
 	srcu_read_unlock(&s, idx);
 	srcu_assign_pointer(head, &b);
 	synchronize_srcu(&s);
+	idx = srcu_read_lock(&s);   /* legal in a checking build (SRCU_DEBUG) too */
 	CHECK_EQ(srcu_dereference(head, &s)->value, 2);
 	srcu_assign_pointer(head, NULL);
 	CHECK(srcu_dereference(head, &s) == NULL);
+	srcu_read_unlock(&s, idx);
 	CHECK_EQ(cleanup_srcu_struct(&s), 0);
 }
 

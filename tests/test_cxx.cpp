@@ -35,14 +35,25 @@ int main()
 	int range = s->range.hi - s->range.lo;
 	srcu_read_unlock(&cxx_domain, idx);
 	bool held_after = srcu_read_lock_held(&cxx_domain);
-	srcu_assign_pointer(live, static_cast<settings *>(nullptr));
+	// The pointer API of issue 24 in C++: braced initializers again, and
+	// a replace that hands back the old object to delete.
+	bool owner = true;
+	settings *peek = srcu_access_pointer(live);
+	settings *prot = srcu_dereference_protected(live, owner);
+	settings *chk = srcu_dereference_check(live, &cxx_domain, owner);
+	// v is not last here (the kernel's order: p, v, c): braces with
+	// commas need parentheses.
+	settings *old = srcu_replace_pointer(live, (new settings{8, {0, 5}}), owner);
+	bool ptrs_ok = peek == s && prot == s && chk == s && old == s && live->id == 8;
+	settings *last = srcu_replace_pointer(live, static_cast<settings *>(nullptr), owner);
 	synchronize_srcu(&cxx_domain);
-	delete s;
+	delete old;
+	delete last;
 	int tag = srcu_gate_enter(&cxx_gate);
 	if (tag >= 0)
 		srcu_gate_exit(&cxx_gate, tag);
 	if (seen != 1 || srcu_batches_completed(&cxx_domain) != 2 || tag < 0 ||
-	    !held || held_after || range != 1 ||
+	    !held || held_after || range != 1 || !ptrs_ok ||
 	    srcu_gate_reset(&cxx_gate, reset_fn, nullptr) != 3) {
 		std::printf("test_cxx: FAIL\n");
 		return 1;

@@ -76,8 +76,9 @@ static void worker(unsigned int seed)
 	while (!__atomic_load_n(&tbl->stop, __ATOMIC_RELAXED)) {
 		unsigned int key = (unsigned int)rand_r(&seed) % NKEYS;
 		int idx = srcu_read_lock(sp);
-		/* Acquire (srcu_dereference() on an index): pairs with the
-		 * parent's release, so the record's contents are seen. */
+		/* Acquire (srcu_dereference() under SRCU_DEREFERENCE_ACQUIRE,
+		 * on an index): pairs with the parent's release, so the
+		 * record's contents are seen. */
 		unsigned int i = __atomic_load_n(&tbl->current[key], __ATOMIC_ACQUIRE);
 		const struct record *r = &tbl->records[i];
 
