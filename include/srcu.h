@@ -81,6 +81,8 @@ void srcu_up_read(struct srcu_struct *sp, int idx);
  * outside every section of sp in this thread it reports the call site and
  * aborts. */
 #define srcu_dereference(p, ...) SRCU__DEREFERENCE(p, __VA_ARGS__)
+/* The kernel's spelling for untraced code: nothing traces here. */
+#define srcu_dereference_notrace(p, ...) SRCU__DEREFERENCE(p, __VA_ARGS__)
 /* The same, also legal where c is true (an update-side lock held): the
  * checking build aborts only when neither holds; elsewhere c is never
  * evaluated. */

@@ -37,6 +37,7 @@ static void test_values(void)
 	CHECK(p == &o1);
 	CHECK_EQ(p->b, 10);
 	CHECK_EQ(srcu_dereference_check(head, &ptr_dom, 0)->a, 1);   /* c false, inside */
+	CHECK(srcu_dereference_notrace(head, &ptr_dom) == &o1);
 	srcu_read_unlock(&ptr_dom, idx);
 
 	CHECK(srcu_access_pointer(head) == &o1);                      /* outside: legal */
@@ -117,6 +118,11 @@ static struct obj *pub;
 static int stop;
 static long bad_reads, good_reads;
 
+/* Sections that found an object: the updater stops the readers only
+ * after some (on a loaded machine they may not run at all during its
+ * 2000 grace periods). */
+static long reads_seen;
+
 static void *reader(void *arg)
 {
 	long bad = 0, good = 0;
@@ -133,6 +139,7 @@ static void *reader(void *arg)
 				bad++;
 			else
 				good++;
+			__atomic_add_fetch(&reads_seen, 1, __ATOMIC_RELAXED);
 		}
 		srcu_read_unlock(&ptr_dom, idx);
 	}
@@ -166,6 +173,8 @@ static void test_publication(void)
 			free(old);
 		}
 	}
+	while (__atomic_load_n(&reads_seen, __ATOMIC_RELAXED) < 1000)
+		sleep_us(100);   /* the last object stays published meanwhile */
 	flag_set(&stop);
 	for (i = 0; i < 2; i++)
 		join(r[i]);
