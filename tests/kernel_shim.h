@@ -78,7 +78,7 @@ static inline int test_and_set_bit(long nr, unsigned long *addr)
 		BIT_MASK(nr)) != 0;
 }
 
-#define smp_mb__after_atomic() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_mb__after_atomic() srcu__full_fence()   /* libsrcu's, which -fsanitize=thread accepts */
 
 /* ---- <linux/mutex.h> ------------------------------------------------- */
 
