@@ -109,6 +109,13 @@ static inline int srcu_read_lock_nmisafe(struct srcu_struct *sp);
 static inline void srcu_read_unlock_nmisafe(struct srcu_struct *sp, int idx);
 static inline int srcu_read_lock_notrace(struct srcu_struct *sp);
 static inline void srcu_read_unlock_notrace(struct srcu_struct *sp, int idx);
+/* The kernel's fast readers (6.15): the same section, the lock returning
+ * this thread's counter (opaque, not to be followed) so that the unlock,
+ * in the same thread, needs neither the domain's words nor an index.
+ * Mix, nest and overlap freely with srcu_read_lock() sections. */
+struct srcu_ctr;
+static inline struct srcu_ctr *srcu_read_lock_fast(struct srcu_struct *sp);
+static inline void srcu_read_unlock_fast(struct srcu_struct *sp, struct srcu_ctr *scp);
 /* Make the srcu_read_unlock() (srcu_read_lock()) just before a full
  * memory barrier.  The kernel's unlock (lock) has one inside, and its
  * versions are empty; here the read side orders with compiler barriers

@@ -400,9 +400,11 @@ void srcu__read_lock_note(unsigned int word)
 	note_reader(word / SRCU__SLOT_WORDS, (unsigned long *)srcu__slots + word);
 }
 
-int srcu__read_lock_slow(struct srcu_struct *sp)
+/* srcu_read_lock()'s and srcu_read_lock_fast()'s slow path: the index
+ * counted on.  The inline callers make the fast one's counter from it. */
+static int read_lock_slow(struct srcu_struct *sp, const char *op)
 {
-	unsigned int id = srcu__domain_id(sp, "srcu_read_lock");
+	unsigned int id = srcu__domain_id(sp, op);
 	struct srcu__record *r = my_record();
 	int idx;
 
@@ -413,6 +415,16 @@ int srcu__read_lock_slow(struct srcu_struct *sp)
 	if ((long)count_mb(&r->slots[id].lock[idx]) >= 0)   /* B: pairs with A */
 		note_reader(id, &r->slots[id].lock[idx]);
 	return idx;
+}
+
+int srcu__read_lock_slow(struct srcu_struct *sp)
+{
+	return read_lock_slow(sp, "srcu_read_lock");
+}
+
+int srcu__read_lock_fast_slow(struct srcu_struct *sp)
+{
+	return read_lock_slow(sp, "srcu_read_lock_fast");
 }
 
 /* No open section on index idx of the caller's slot s: unlocks read

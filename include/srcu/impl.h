@@ -141,6 +141,7 @@ SRCU__API int  srcu__read_lock_slow(struct srcu_struct *sp);
 SRCU__API void srcu__read_lock_note(unsigned int word);
 SRCU__API void srcu__read_unlock_slow(struct srcu_struct *sp, int idx);
 SRCU__API void srcu__wake_gp(unsigned int id);
+SRCU__API int  srcu__read_lock_fast_slow(struct srcu_struct *sp);
 
 
 /* ---------------------------------------------------------------------- */
@@ -319,6 +320,67 @@ static inline void srcu_read_unlock(struct srcu_struct *sp, int idx)
 	/* An unlock without its lock is caught by the next grace-period scan
 	 * (gp.c's checked_locks()) or at thread exit, off this path. */
 	srcu__unlock_word(t, w + (unsigned int)idx);
+}
+
+/* ---- Fast readers (the kernel's srcu_read_lock_fast(), 6.15) ----
+ *
+ * The kernel returns the per-CPU counter it counted on, so that the
+ * unlock needs no index-to-counter step.  Here the thread's counter is
+ * named by its word number in this thread's table (slot word plus index,
+ * the lock word's value), not by its address: the unlock counts at word
+ * +2 of the same slot (unlock[idx], struct srcu__slot), and flags and
+ * wakes through srcu__gp_waits[] at the same word number, so it reads
+ * neither the domain nor an index.  A word number, not an address, so
+ * that an unlock in the wrong thread counts in its own slot (a misuse
+ * the grace-period scans report) instead of racing on another thread's
+ * counter, and so that the up/down forms can count in the up-thread's
+ * slot.  A section the slow path counted (a thread's first, the fence
+ * backend) is named by 2 | idx: below SRCU__WORD_FIRST, never NULL, and
+ * sent to srcu_read_unlock()'s slow path.  The opaque type is never
+ * defined: the pointer is not to be followed. */
+static inline struct srcu_ctr *srcu__ctr(unsigned int w)
+{
+	return (struct srcu_ctr *)(uintptr_t)w;
+}
+
+/*
+ * srcu_read_lock()'s section, returning the counter for
+ * srcu_read_unlock_fast() in the same thread.  Nests and overlaps freely
+ * with both kinds of section.
+ */
+static inline struct srcu_ctr *srcu_read_lock_fast(struct srcu_struct *sp)
+{
+	unsigned long *t = (unsigned long *)srcu__slots;
+	unsigned int w = srcu__load_word(&sp->lock_word);
+
+	/* srcu_read_lock()'s two tests and slow path. */
+	if (SRCU__UNLIKELY(!t))
+		return srcu__ctr(2u | (unsigned int)srcu__read_lock_fast_slow(sp));
+	if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
+		return srcu__ctr(2u | (unsigned int)srcu__read_lock_fast_slow(sp));
+	srcu__lock_word(t, w);   /* B */
+	return srcu__ctr(w);
+}
+
+/*
+ * Leave the section srcu_read_lock_fast() returned scp for, in the thread
+ * that entered it.  sp only names the domain in a slow path's message.
+ */
+static inline void srcu_read_unlock_fast(struct srcu_struct *sp, struct srcu_ctr *scp)
+{
+	unsigned long *t = (unsigned long *)srcu__slots;
+	unsigned int w = (unsigned int)(uintptr_t)scp;
+
+	/* A section the slow path counted, or no counters any more (a fork
+	 * child fell back to fences): srcu_read_unlock()'s slow path, whose
+	 * checks report a bad index. */
+	if (SRCU__UNLIKELY(!t || w < SRCU__WORD_FIRST)) {
+		srcu__read_unlock_slow(sp, (int)(w & 1));
+		return;
+	}
+	/* C, the count in unlock[idx] (word w + 2), W and the wake-up:
+	 * srcu_read_unlock()'s, from the counter's word. */
+	srcu__unlock_word(t, w);
 }
 
 /* The kernel's other names for the same section (<srcu.h>). */
