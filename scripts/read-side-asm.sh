@@ -18,10 +18,18 @@
 # relaxed load, ordered by the address dependency) and the opt-in acquire
 # (-DSRCU_DEREFERENCE_ACQUIRE).  Acquire loads (ldar, ldapr) count among
 # the barriers (doc/design.md, "srcu_dereference(): acquire or dependency").
+#
+# scripts/read-side-asm.sh --fast [ARCH...]: the same for
+# srcu_read_lock_fast() and srcu_read_unlock_fast() around the one load,
+# beside srcu_read_lock()'s pair, per architecture.
 set -eu
 deref=
+fast=
 if [ "${1:-}" = --deref ]; then
 	deref=1
+	shift
+elif [ "${1:-}" = --fast ]; then
+	fast=1
 	shift
 fi
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,6 +61,18 @@ int srcu_pair(struct srcu_struct *sp)
 	return v;
 }
 C
+cat > "$tmp/fast.c" <<'C'
+#include <srcu.h>
+extern int shared_data;
+int srcu_pair(struct srcu_struct *sp)
+{
+	struct srcu_ctr *scp = srcu_read_lock_fast(sp);
+	int v = __atomic_load_n(&shared_data, __ATOMIC_RELAXED);
+
+	srcu_read_unlock_fast(sp, scp);
+	return v;
+}
+C
 triple() {
 	case $1 in
 	x86_64) echo x86_64-linux-gnu ;;
@@ -70,6 +90,10 @@ if [ -n "$deref" ]; then
 	printf '| arch | srcu_dereference() | fast-path instructions | atomic RMWs, acquire loads and barriers on it | out-of-line helpers |\n'
 	printf '|---|---|---|---|---|\n'
 	variants="dependency acquire"
+elif [ -n "$fast" ]; then
+	printf '| arch | pair | fast-path instructions | atomic RMWs and barriers on it | out-of-line helpers |\n'
+	printf '|---|---|---|---|---|\n'
+	variants="pair fast"
 else
 	printf '| arch | fast-path instructions | atomic RMWs and barriers on it | out-of-line helpers |\n'
 	printf '|---|---|---|---|\n'
@@ -88,6 +112,8 @@ for a in "$@"; do
 	case $v in
 	dependency) src=$tmp/deref.c; label="$a | dependency (default)" ;;
 	acquire) src=$tmp/deref.c; label="$a | acquire"; flags="$flags -DSRCU_DEREFERENCE_ACQUIRE" ;;
+	pair) [ -n "$fast" ] && label="$a | srcu_read_lock()" ;;
+	fast) src=$tmp/fast.c; label="$a | srcu_read_lock_fast()" ;;
 	esac
 	# shellcheck disable=SC2086
 	"$cc" -O2 -fPIC $flags -I "$here/include" -c "$src" -o "$tmp/$a.o"
