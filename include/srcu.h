@@ -53,9 +53,20 @@ struct srcu_struct;
 	struct srcu_struct name SRCU__LINE = SRCU_INITIALIZER(name)
 #define DEFINE_STATIC_SRCU(name) \
 	static struct srcu_struct name SRCU__LINE = SRCU_INITIALIZER(name)
+/* A domain for srcu_read_lock_fast() sections only (the kernel's, 6.18):
+ * a srcu_read_lock() section of it aborts, naming the domain and both
+ * kinds.  The check is off the fast path: a thread's slow path and its
+ * first lock of each of the domain's two indices. */
+#define DEFINE_SRCU_FAST(name) \
+	struct srcu_struct name SRCU__LINE = SRCU__INITIALIZER_KIND(name, SRCU__KIND_FAST)
+#define DEFINE_STATIC_SRCU_FAST(name) \
+	static struct srcu_struct name SRCU__LINE = SRCU__INITIALIZER_KIND(name, SRCU__KIND_FAST)
 
 /* 0, -ENOMEM (every domain id taken: 14,334 live domains), -EINVAL. */
 int init_srcu_struct(struct srcu_struct *sp);
+/* init_srcu_struct() for srcu_read_lock_fast() sections only, as
+ * DEFINE_SRCU_FAST. */
+int init_srcu_struct_fast(struct srcu_struct *sp);
 /* The same, named in every message (the string must outlive sp). */
 int init_srcu_struct_named(struct srcu_struct *sp, const char *name);
 /* 0, or -EINVAL (NULL, or a shared domain, whose name is in its file). */

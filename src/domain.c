@@ -117,7 +117,7 @@ static SRCU__NORETURN void report_bad_id(struct srcu_struct *sp, bool dead,
 		    who, srcu__report_name(sp, n, sizeof(n)));
 }
 
-int srcu__domain_init_bind(struct srcu_struct *sp)
+int srcu__domain_init_bind(struct srcu_struct *sp, unsigned int kind)
 {
 	int err;
 
@@ -127,6 +127,7 @@ int srcu__domain_init_bind(struct srcu_struct *sp)
 		return -EEXIST;
 	}
 	memset(sp, 0, sizeof(*sp));
+	sp->srcu__reader_kind = kind;   /* before the id is published */
 	err = domain_bind(sp);
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
 	if (err)

@@ -302,7 +302,7 @@ SRCU__HIDDEN extern unsigned int srcu__domain_id_high;
 
 /* init_srcu_struct(): zero sp and bind it to a fresh id (else mark it
  * dead): 0, -ENOMEM (no id left), or -EEXIST, untouched, if sp is live. */
-SRCU__HIDDEN int srcu__domain_init_bind(struct srcu_struct *sp);
+SRCU__HIDDEN int srcu__domain_init_bind(struct srcu_struct *sp, unsigned int kind);
 /* Give a statically initialized domain its id on first use; report and
  * abort on a domain used after cleanup.  Returns the id. */
 SRCU__HIDDEN unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who);

@@ -23,16 +23,26 @@ static SRCU__NORETURN void report_reinit(struct srcu_struct *sp)
 		    "cleanup_srcu_struct() first", srcu__report_name(sp, n, sizeof(n)));
 }
 
-int init_srcu_struct(struct srcu_struct *sp)
+static int init_kind(struct srcu_struct *sp, unsigned int kind)
 {
 	int err;
 
 	if (!sp)
 		return -EINVAL;
-	err = srcu__domain_init_bind(sp);
+	err = srcu__domain_init_bind(sp, kind);
 	if (err == -EEXIST)
 		report_reinit(sp);
 	return err;
+}
+
+int init_srcu_struct(struct srcu_struct *sp)
+{
+	return init_kind(sp, SRCU__KIND_ANY);
+}
+
+int init_srcu_struct_fast(struct srcu_struct *sp)
+{
+	return init_kind(sp, SRCU__KIND_FAST);
 }
 
 int init_srcu_struct_named(struct srcu_struct *sp, const char *name)

@@ -395,21 +395,71 @@ static void note_reader(unsigned int id, unsigned long *lock_word)
 	__atomic_fetch_or(lock_word, SRCU__LOCK_NOTED, __ATOMIC_RELAXED);
 }
 
+/* The reader kinds' names, for the message below. */
+static const char *kind_name(unsigned int kind)
+{
+	switch (kind) {
+	case SRCU__KIND_ANY:
+		return "any (srcu_read_lock() or srcu_read_lock_fast())";
+	case SRCU__KIND_FAST:
+		return "fast (srcu_read_lock_fast(): DEFINE_SRCU_FAST or init_srcu_struct_fast())";
+	default:
+		return "unknown (a corrupt domain?)";
+	}
+}
+
+/* Abort when a section of kind `used` (SRCU__KIND_ANY for
+ * srcu_read_lock()'s) enters sp, whose kind does not allow it.  Called
+ * off the fast path only: slow paths and a thread's first lock of an
+ * index (the kernel WARNs once; here it is fatal, as every misuse). */
+static void check_kind(struct srcu_struct *sp, unsigned int used, const char *op)
+{
+	unsigned int kind = load_relaxed(&sp->srcu__reader_kind);
+	char n[SRCU__NAME_LEN], t[64];
+
+	if (kind == used || kind == SRCU__KIND_ANY)
+		return;
+	srcu__report_fatal("%s() on domain %s by %s: the domain's reader kind is %s, "
+			   "this section's is %s", op, srcu__report_name(sp, n, sizeof(n)),
+			   srcu__report_thread(t, sizeof(t)), kind_name(kind),
+			   used == SRCU__KIND_ANY ? "normal (srcu_read_lock())" : kind_name(used));
+}
+
+/* The domain of word's id, for check_kind() (NULL: none bound, e.g. a
+ * garbage domain's spill slot: nothing to check). */
+static void check_word_kind(unsigned int word, unsigned int used, const char *op)
+{
+	unsigned int id = word / SRCU__SLOT_WORDS;
+	struct srcu_struct *sp = id < SRCU__MAX_IDS ? load_relaxed(&srcu__domain_table[id]) : NULL;
+
+	if (sp)
+		check_kind(sp, used, op);
+}
+
 void srcu__read_lock_note(unsigned int word)
 {
+	check_word_kind(word, SRCU__KIND_ANY, "srcu_read_lock");
+	note_reader(word / SRCU__SLOT_WORDS, (unsigned long *)srcu__slots + word);
+}
+
+void srcu__read_lock_note_fast(unsigned int word)
+{
+	check_word_kind(word, SRCU__KIND_FAST, "srcu_read_lock_fast");
 	note_reader(word / SRCU__SLOT_WORDS, (unsigned long *)srcu__slots + word);
 }
 
 /* srcu_read_lock()'s and srcu_read_lock_fast()'s slow path: the index
  * counted on.  The inline callers make the fast one's counter from it. */
-static int read_lock_slow(struct srcu_struct *sp, const char *op)
+static int read_lock_slow(struct srcu_struct *sp, const char *op, unsigned int used)
 {
 	unsigned int id = srcu__domain_id(sp, op);
 	struct srcu__record *r = my_record();
 	int idx;
 
-	if (fast_path_on(r))
-		return srcu_read_lock(sp);   /* the fast path now succeeds */
+	check_kind(sp, used, op);
+	if (fast_path_on(r))   /* the fast path now succeeds */
+		return used == SRCU__KIND_FAST ?
+			(int)((uintptr_t)srcu_read_lock_fast(sp) & 1) : srcu_read_lock(sp);
 	idx = srcu__cur_idx(sp);
 	SRCU__READ_LOCK_HOOK();
 	if ((long)count_mb(&r->slots[id].lock[idx]) >= 0)   /* B: pairs with A */
@@ -419,12 +469,12 @@ static int read_lock_slow(struct srcu_struct *sp, const char *op)
 
 int srcu__read_lock_slow(struct srcu_struct *sp)
 {
-	return read_lock_slow(sp, "srcu_read_lock");
+	return read_lock_slow(sp, "srcu_read_lock", SRCU__KIND_ANY);
 }
 
 int srcu__read_lock_fast_slow(struct srcu_struct *sp)
 {
-	return read_lock_slow(sp, "srcu_read_lock_fast");
+	return read_lock_slow(sp, "srcu_read_lock_fast", SRCU__KIND_FAST);
 }
 
 /* No open section on index idx of the caller's slot s: unlocks read

@@ -17,6 +17,9 @@
 
 static struct srcu_struct dom;
 DEFINE_STATIC_SRCU(static_dom);
+DEFINE_STATIC_SRCU_FAST(fast_static);
+DEFINE_SRCU_FAST(fast_global);
+static struct srcu_struct fast_dyn;
 
 struct sync_arg {
 	struct srcu_struct *sp;
@@ -196,6 +199,47 @@ static void test_replace_loop(struct srcu_struct *sp)
 	gp_obj = NULL;
 }
 
+/* Domains fixed to fast readers: fast sections work and are waited
+ * for; a srcu_read_lock() section aborts naming the domain and both
+ * kinds, whether the slow path counts it (a static domain's first use,
+ * the fence backend) or the inline path (the check is then made when
+ * the thread's first lock of the index notes it; a thread that noted
+ * both indices with fast sections is not checked again: doc/kernel.md). */
+static void normal_on_fast_static(void)
+{
+	int idx = srcu_read_lock(&fast_static);   /* the static domain's first use */
+
+	srcu_read_unlock(&fast_static, idx);
+}
+
+/* A bound domain, in a thread with counters (it used dom): the first
+ * lock of the index is counted inline and checked when noted. */
+static void normal_on_fast_dyn(void)
+{
+	int idx = srcu_read_lock(&fast_dyn);
+
+	srcu_read_unlock(&fast_dyn, idx);
+}
+
+static void test_fast_kind(void)
+{
+	REQUIRE(init_srcu_struct_fast(&fast_dyn) == 0);
+	srcu_set_name(&fast_dyn, "fast_dyn");
+	CHECK(dies_saying(normal_on_fast_static, "srcu_read_lock()", "fast_static",
+			  "reader kind is fast", "this section's is normal", NULL));
+	CHECK(dies_saying(normal_on_fast_dyn, "srcu_read_lock()", "fast_dyn",
+			  "reader kind is fast", NULL));
+	test_waits_for_sleeper(&fast_static);
+	test_waits_for_sleeper(&fast_global);
+	test_sections_across_flip(&fast_dyn);
+	test_first_section(&fast_dyn);
+	CHECK_EQ(cleanup_srcu_struct(&fast_dyn), 0);
+	/* Re-initialized plainly, the domain takes both kinds again. */
+	REQUIRE(init_srcu_struct(&fast_dyn) == 0);
+	test_mix_and_nest(&fast_dyn);
+	CHECK_EQ(cleanup_srcu_struct(&fast_dyn), 0);
+}
+
 int main(void)
 {
 	watchdog(100);
@@ -207,6 +251,7 @@ int main(void)
 	test_mix_and_nest(&dom);
 	test_first_section(&dom);
 	test_replace_loop(&dom);
+	test_fast_kind();
 	CHECK_EQ(cleanup_srcu_struct(&dom), 0);
 	return check_report("test_fast_readers");
 }

@@ -114,7 +114,10 @@ struct srcu_struct {
 	 * in a static domain not yet used. */
 	uint16_t slot_word;      /* id * SRCU__SLOT_WORDS: its slot in tables */
 	uint16_t lock_word;      /* slot_word + current index: the GP flips it */
-	unsigned int srcu__reserved;
+	/* SRCU__KIND_*: the reader kind fixed at initialization, checked
+	 * off the fast path (the slow path and a thread's first lock of
+	 * each index).  Set by the initializer, kept by cleanup. */
+	unsigned int srcu__reader_kind;
 	const char *name;        /* used in every message; may be NULL */
 
 	/* A shared domain's name, kept in its file (name would point into
@@ -130,8 +133,15 @@ struct srcu_struct {
 	unsigned char srcu__private[SRCU__PRIVATE_SIZE] __attribute__((aligned(8)));
 };
 
+/* Reader kinds: any (srcu_read_lock() and srcu_read_lock_fast() sections
+ * mixed freely, the default), or fast only (DEFINE_SRCU_FAST,
+ * init_srcu_struct_fast()). */
+#define SRCU__KIND_ANY  0u
+#define SRCU__KIND_FAST 1u
+
 /* A static domain: id SRCU__ID_UNSET, named, the rest zero. */
-#define SRCU__INITIALIZER(domain) { 0, 0, 0, #domain, { 0 }, { 0 } }
+#define SRCU__INITIALIZER(domain) SRCU__INITIALIZER_KIND(domain, SRCU__KIND_ANY)
+#define SRCU__INITIALIZER_KIND(domain, kind) { 0, 0, kind, #domain, { 0 }, { 0 } }
 /* Static domains start a cache line: the update side's groups are then
  * lines of their own. */
 #define SRCU__LINE __attribute__((aligned(64)))
@@ -139,6 +149,7 @@ struct srcu_struct {
 /* Slow paths of the inline functions below. */
 SRCU__API int  srcu__read_lock_slow(struct srcu_struct *sp);
 SRCU__API void srcu__read_lock_note(unsigned int word);
+SRCU__API void srcu__read_lock_note_fast(unsigned int word);
 SRCU__API void srcu__read_unlock_slow(struct srcu_struct *sp, int idx);
 SRCU__API void srcu__wake_gp(unsigned int id);
 SRCU__API int  srcu__read_lock_fast_slow(struct srcu_struct *sp);
@@ -262,6 +273,17 @@ static inline void srcu__lock_word(unsigned long *t, unsigned int w)
 	srcu__barrier();
 }
 
+/* The same for srcu_read_lock_fast(), whose first lock per thread,
+ * domain and index checks the domain's reader kind as the fast kind. */
+static inline void srcu__lock_word_fast(unsigned long *t, unsigned int w)
+{
+	SRCU__READ_LOCK_HOOK();
+	if (SRCU__UNLIKELY(srcu__lock_count(t + w)))
+		srcu__read_lock_note_fast(w);
+	/* B, as in srcu__lock_word(). */
+	srcu__barrier();
+}
+
 /* The fast path's count of the unlock matching a lock of word w. */
 static inline void srcu__unlock_word(unsigned long *t, unsigned int w)
 {
@@ -358,7 +380,7 @@ static inline struct srcu_ctr *srcu_read_lock_fast(struct srcu_struct *sp)
 		return srcu__ctr(2u | (unsigned int)srcu__read_lock_fast_slow(sp));
 	if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
 		return srcu__ctr(2u | (unsigned int)srcu__read_lock_fast_slow(sp));
-	srcu__lock_word(t, w);   /* B */
+	srcu__lock_word_fast(t, w);   /* B */
 	return srcu__ctr(w);
 }
 
