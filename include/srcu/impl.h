@@ -391,7 +391,9 @@ static inline struct srcu_ctr *srcu_read_lock_fast(struct srcu_struct *sp)
 static inline void srcu_read_unlock_fast(struct srcu_struct *sp, struct srcu_ctr *scp)
 {
 	unsigned long *t = (unsigned long *)srcu__slots;
-	unsigned int w = (unsigned int)(uintptr_t)scp;
+	/* 16 bits, as the domain's words: a garbage scp counts inside the
+	 * table too (at most in its spill slot), never past it. */
+	unsigned int w = (unsigned int)(uintptr_t)scp & 0xffffu;
 
 	/* A section the slow path counted, or no counters any more (a fork
 	 * child fell back to fences): srcu_read_unlock()'s slow path, whose
