@@ -48,6 +48,33 @@ const struct peer peer_srcu_exp = {
 	nothing, nothing, srcu_reads, srcu_lock, srcu_unlock, srcu_sync_exp, NULL, NULL,
 };
 
+/* The kernel's fast readers on the same domain (issue 24, WIP).  The
+ * token holds the counter: srcu_read_lock_fast()'s value is a word
+ * number below 65,536 (doc/design.md, "Fast readers"), which an int
+ * keeps; only this benchmark relies on that. */
+static void srcu_fast_reads(long n)
+{
+	for (long i = 0; i < n; i++) {
+		struct srcu_ctr *scp = srcu_read_lock_fast(&bench_domain);
+		compiler_barrier();
+		srcu_read_unlock_fast(&bench_domain, scp);
+	}
+}
+
+static int srcu_fast_lock(void)
+{
+	return (int)(uintptr_t)srcu_read_lock_fast(&bench_domain);
+}
+static void srcu_fast_unlock(int t)
+{
+	srcu_read_unlock_fast(&bench_domain, (struct srcu_ctr *)(uintptr_t)t);
+}
+
+const struct peer peer_srcu_fast = {
+	"libsrcu-fast", "this library, srcu_read_lock_fast(), synchronize_srcu()", 1,
+	nothing, nothing, srcu_fast_reads, srcu_fast_lock, srcu_fast_unlock, srcu_sync, NULL, NULL,
+};
+
 /* ---- the floor: a thread-local counter ++ and -- ---- */
 
 static __thread unsigned long tls_nesting;
@@ -143,7 +170,7 @@ const struct peer peer_naive = {
 };
 
 const struct peer *const all_peers[] = {
-	&peer_srcu, &peer_srcu_exp,
+	&peer_srcu, &peer_srcu_exp, &peer_srcu_fast,
 #ifdef HAVE_SRCU_URCU
 	&peer_srcu_urcu,
 #endif

@@ -24,7 +24,7 @@ struct peer {
 	void (*blocking_end)(void);        /*   outside sections (qsbr: offline) */
 };
 
-extern const struct peer peer_srcu, peer_srcu_exp, peer_floor, peer_rwlock,
+extern const struct peer peer_srcu, peer_srcu_exp, peer_srcu_fast, peer_floor, peer_rwlock,
 	peer_naive;
 #ifdef HAVE_URCU
 extern const struct peer peer_urcu_memb, peer_urcu_mb, peer_urcu_qsbr, peer_urcu_bp;

@@ -365,6 +365,25 @@ static inline struct srcu_ctr *srcu__ctr(unsigned int w)
 	return (struct srcu_ctr *)(uintptr_t)w;
 }
 
+/* The counter's word: 16 bits, as the domain's words, so that a garbage
+ * scp counts inside the table too (at most in its spill slot), never past
+ * it.  On x86-64 through asm, as srcu__load_word(): knowing where the
+ * value came from, gcc keeps two copies of it and spends two moves. */
+#if defined(__x86_64__)
+static inline unsigned int srcu__ctr_word(struct srcu_ctr *scp)
+{
+	unsigned int w;
+
+	__asm__("movzwl %w1, %0" : "=r"(w) : "r"(scp));
+	return w;
+}
+#else
+static inline unsigned int srcu__ctr_word(struct srcu_ctr *scp)
+{
+	return (unsigned int)(uintptr_t)scp & 0xffffu;
+}
+#endif
+
 /*
  * srcu_read_lock()'s section, returning the counter for
  * srcu_read_unlock_fast() in the same thread.  Nests and overlaps freely
@@ -391,9 +410,7 @@ static inline struct srcu_ctr *srcu_read_lock_fast(struct srcu_struct *sp)
 static inline void srcu_read_unlock_fast(struct srcu_struct *sp, struct srcu_ctr *scp)
 {
 	unsigned long *t = (unsigned long *)srcu__slots;
-	/* 16 bits, as the domain's words: a garbage scp counts inside the
-	 * table too (at most in its spill slot), never past it. */
-	unsigned int w = (unsigned int)(uintptr_t)scp & 0xffffu;
+	unsigned int w = srcu__ctr_word(scp);
 
 	/* A section the slow path counted, or no counters any more (a fork
 	 * child fell back to fences): srcu_read_unlock()'s slow path, whose
