@@ -221,8 +221,31 @@ static void normal_on_fast_dyn(void)
 	srcu_read_unlock(&fast_dyn, idx);
 }
 
+/* An unlock in another thread counts in that thread's own slot (the
+ * counter is a word number, not an address): the grace period's scan
+ * reports the unlock without its lock. */
+static struct srcu_ctr *foreign_scp;
+
+static void *unlock_foreign(void *arg)
+{
+	(void)arg;
+	srcu_read_unlock_fast(&dom, foreign_scp);
+	return NULL;
+}
+
+static void unlock_in_other_thread(void)
+{
+	int idx = srcu_read_lock(&dom);   /* the other thread has counters */
+
+	srcu_read_unlock(&dom, idx);
+	foreign_scp = srcu_read_lock_fast(&dom);
+	join(spawn(unlock_foreign, NULL));
+	synchronize_srcu_expedited(&dom);
+}
+
 static void test_fast_kind(void)
 {
+	CHECK(dies_saying(unlock_in_other_thread, "without a matching", "fast-test", NULL));
 	REQUIRE(init_srcu_struct_fast(&fast_dyn) == 0);
 	srcu_set_name(&fast_dyn, "fast_dyn");
 	CHECK(dies_saying(normal_on_fast_static, "srcu_read_lock()", "fast_static",
