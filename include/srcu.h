@@ -61,12 +61,22 @@ struct srcu_struct;
 	struct srcu_struct name SRCU__LINE = SRCU__INITIALIZER_KIND(name, SRCU__KIND_FAST)
 #define DEFINE_STATIC_SRCU_FAST(name) \
 	static struct srcu_struct name SRCU__LINE = SRCU__INITIALIZER_KIND(name, SRCU__KIND_FAST)
+/* A domain for srcu_down_read_fast() / srcu_read_lock_fast_updown()
+ * sections only (the kernel's, 6.19), which may end in another thread;
+ * any other section of it aborts, as above. */
+#define DEFINE_SRCU_FAST_UPDOWN(name) \
+	struct srcu_struct name SRCU__LINE = SRCU__INITIALIZER_KIND(name, SRCU__KIND_FAST_UPDOWN)
+#define DEFINE_STATIC_SRCU_FAST_UPDOWN(name) \
+	static struct srcu_struct name SRCU__LINE = \
+		SRCU__INITIALIZER_KIND(name, SRCU__KIND_FAST_UPDOWN)
 
 /* 0, -ENOMEM (every domain id taken: 14,334 live domains), -EINVAL. */
 int init_srcu_struct(struct srcu_struct *sp);
 /* init_srcu_struct() for srcu_read_lock_fast() sections only, as
  * DEFINE_SRCU_FAST. */
 int init_srcu_struct_fast(struct srcu_struct *sp);
+/* ... for srcu_down_read_fast() sections only, as DEFINE_SRCU_FAST_UPDOWN. */
+int init_srcu_struct_fast_updown(struct srcu_struct *sp);
 /* The same, named in every message (the string must outlive sp). */
 int init_srcu_struct_named(struct srcu_struct *sp, const char *name);
 /* 0, or -EINVAL (NULL, or a shared domain, whose name is in its file). */
@@ -127,6 +137,15 @@ static inline void srcu_read_unlock_notrace(struct srcu_struct *sp, int idx);
 struct srcu_ctr;
 static inline struct srcu_ctr *srcu_read_lock_fast(struct srcu_struct *sp);
 static inline void srcu_read_unlock_fast(struct srcu_struct *sp, struct srcu_ctr *scp);
+static inline struct srcu_ctr *srcu_read_lock_fast_notrace(struct srcu_struct *sp);
+static inline void srcu_read_unlock_fast_notrace(struct srcu_struct *sp, struct srcu_ctr *scp);
+/* The kernel's fast up/down sections (6.16, 6.19), on a
+ * DEFINE_SRCU_FAST_UPDOWN domain: srcu_read_lock_fast()'s cost, and the
+ * up (unlock) may run in any thread.  The two pairs are one operation. */
+static inline struct srcu_ctr *srcu_down_read_fast(struct srcu_struct *sp);
+static inline void srcu_up_read_fast(struct srcu_struct *sp, struct srcu_ctr *scp);
+static inline struct srcu_ctr *srcu_read_lock_fast_updown(struct srcu_struct *sp);
+static inline void srcu_read_unlock_fast_updown(struct srcu_struct *sp, struct srcu_ctr *scp);
 /* Make the srcu_read_unlock() (srcu_read_lock()) just before a full
  * memory barrier.  The kernel's unlock (lock) has one inside, and its
  * versions are empty; here the read side orders with compiler barriers
@@ -138,10 +157,14 @@ static inline void smp_mb__after_srcu_read_lock(void);
  * (SRCU_GUARD(sp);) or for the next statement or block only
  * (SRCU_SCOPED_GUARD(sp) { ... }), ended by any way out of it: block end,
  * break, continue, return, goto (GNU C's cleanup attribute; not longjmp()
- * or a thread's exit).  C++: srcu.hpp's srcu::read_guard. */
+ * or a thread's exit).  C++: srcu.hpp's srcu::read_guard.  The _FAST
+ * forms hold a srcu_read_lock_fast() section. */
 #ifndef __cplusplus
 #define SRCU_GUARD(sp) SRCU__GUARD(sp, SRCU__CAT(srcu__guard_, __COUNTER__))
 #define SRCU_SCOPED_GUARD(sp) SRCU__SCOPED_GUARD(sp, SRCU__CAT(srcu__scope_, __COUNTER__))
+#define SRCU_GUARD_FAST(sp) SRCU__GUARD_FAST(sp, SRCU__CAT(srcu__guard_, __COUNTER__))
+#define SRCU_SCOPED_GUARD_FAST(sp) \
+	SRCU__SCOPED_GUARD_FAST(sp, SRCU__CAT(srcu__scope_, __COUNTER__))
 #endif
 
 /* ---- The update side ------------------------------------------------- */
@@ -269,7 +292,7 @@ struct srcu_stall {
 	unsigned int report;          /* 1 for the first report of this stall */
 	unsigned int nthreads;        /* threads holding sections of idx */
 	const struct srcu_stall_thread *threads;  /* the first SRCU_STALL_THREADS */
-	unsigned long down_readers;   /* srcu_down_read() sections on idx */
+	unsigned long down_readers;   /* srcu_down_read() sections on idx (_fast ones too) */
 	/* Shared domains: nonzero when this is not a stall but a recovery:
 	 * process dead_pid died, and its dead_sections open sections were
 	 * ended (its reader slots freed). */

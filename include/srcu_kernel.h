@@ -12,10 +12,9 @@
  * compatibility layer of your own), this header leaves it alone; yours
  * must then handle the srcu class itself (SRCU_GUARD() does the work).
  *
- * Classes: srcu.  guard(name) expands to SRCU__KGUARD_<name>, so another
- * class (the kernel's srcu_fast, once libsrcu has its reader) is one more
- * macro pair below; any other name fails to compile, naming
- * SRCU__KGUARD_<name>.
+ * Classes: srcu, srcu_fast and srcu_fast_notrace (srcu_read_lock_fast()
+ * sections).  guard(name) expands to SRCU__KGUARD_<name>; any other name
+ * fails to compile, naming SRCU__KGUARD_<name>.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -37,6 +36,12 @@
  * constructor is srcu_read_lock() and destructor srcu_read_unlock(). */
 #define SRCU__KGUARD_srcu(sp) SRCU_GUARD(sp)
 #define SRCU__KSCOPED_srcu(sp) SRCU_SCOPED_GUARD(sp)
+/* srcu_fast and srcu_fast_notrace: the kernel's (6.15, 6.17), with
+ * srcu_read_lock_fast() and srcu_read_unlock_fast(). */
+#define SRCU__KGUARD_srcu_fast(sp) SRCU_GUARD_FAST(sp)
+#define SRCU__KSCOPED_srcu_fast(sp) SRCU_SCOPED_GUARD_FAST(sp)
+#define SRCU__KGUARD_srcu_fast_notrace(sp) SRCU_GUARD_FAST(sp)
+#define SRCU__KSCOPED_srcu_fast_notrace(sp) SRCU_SCOPED_GUARD_FAST(sp)
 
 #endif /* !__cplusplus */
 

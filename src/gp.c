@@ -128,7 +128,27 @@ static bool sums_match(unsigned long locks, unsigned long unlocks)
 static void check_down(struct srcu_struct *sp, int idx, unsigned long du, unsigned long dl)
 {
 	if (SRCU__UNLIKELY((long)(du - dl) > 0))
-		srcu__report_extra_up(sp, idx);
+		srcu__report_extra_up(sp, idx, false);
+}
+
+/* Sections of an up/down domain (SRCU__KIND_FAST_UPDOWN) may end in
+ * another thread: a thread's slot may hold more unlocks than locks, and
+ * an exiting thread's imbalance goes to the shared down/up counters
+ * (reader.c, hand_over_updown()).  Only the sums over every thread must
+ * balance, so the checks are made on them. */
+static bool updown(struct srcu_struct *sp)
+{
+	return load_relaxed(&sp->srcu__reader_kind) == SRCU__KIND_FAST_UPDOWN;
+}
+
+/* An up/down domain's check: more unlocks in the sum (read first) than
+ * locks (read after fence A) is an up without its down. */
+static void check_sums_updown(struct srcu_struct *sp, const unsigned long locks[2],
+			      const unsigned long unlocks[2])
+{
+	for (int idx = 0; idx < 2; idx++)
+		if (SRCU__UNLIKELY(srcu__count_signed(srcu__count_diff(locks[idx], unlocks[idx])) < 0))
+			srcu__report_extra_up(sp, idx, true);
 }
 
 /* Report record r's extra unlock on index idx (its slot s), found by a
@@ -158,12 +178,14 @@ static inline void checked_locks(struct srcu_struct *sp, unsigned int id,
 	unsigned long l0 = srcu__count(load_acquire(&s->lock[0]));
 	unsigned long l1 = srcu__count(load_acquire(&s->lock[1]));
 
+	locks[0] += l0;
+	locks[1] += l1;
+	if (!hint)   /* an up/down domain: no per-thread balance */
+		return;
 	if (SRCU__UNLIKELY(srcu__open(l0, u0) < 0))
 		report_extra(sp, r, s, 0, hint);
 	if (SRCU__UNLIKELY(srcu__open(l1, u1) < 0))
 		report_extra(sp, r, s, 1, hint);
-	locks[0] += l0;
-	locks[1] += l1;
 }
 
 /* A shared domain's lock sum over the first n slots, each slot's balance
@@ -279,14 +301,16 @@ static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 static void sum_locks(struct srcu_struct *sp, const struct srcu__scan *scan,
 		      unsigned long locks[2])
 {
-	static const char hint[] = ", found by a grace-period scan";
+	bool per_thread = !updown(sp);
+	const char *hint = per_thread ? ", found by a grace-period scan" : NULL;
 	unsigned int w, n = dense_records(scan), id = srcu__id_of(sp);
 	struct srcu__record *r;
 	int idx;
 
 	for (idx = 0; idx < 2; idx++) {
 		locks[idx] = load_acquire(&srcu__dom(sp)->down_lock[idx]);
-		check_down(sp, idx, scan->down_unlocks[idx], locks[idx]);
+		if (per_thread)
+			check_down(sp, idx, scan->down_unlocks[idx], locks[idx]);
 	}
 	if (scan->shared) {
 		for (idx = 0; idx < 2; idx++)
@@ -305,11 +329,12 @@ static void sum_locks(struct srcu_struct *sp, const struct srcu__scan *scan,
 		locks[0] += sum[0];
 		locks[1] += sum[1];
 	}
-	if (scan->records <= SRCU__DENSE_RECORDS)
-		return;
-	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
-		if (r->index >= SRCU__DENSE_RECORDS)
-			checked_locks(sp, id, r, locks, hint);
+	if (scan->records > SRCU__DENSE_RECORDS)
+		for (r = load_acquire(&srcu__reader_records); r; r = r->next)
+			if (r->index >= SRCU__DENSE_RECORDS)
+				checked_locks(sp, id, r, locks, hint);
+	if (!per_thread)
+		check_sums_updown(sp, locks, scan->unlocks);
 }
 
 /* A GP asleep on one index checks the other: an unlock counted on the
@@ -324,6 +349,8 @@ static void check_unlocks(struct srcu_struct *sp, int idx)
 	unsigned long du = load_acquire(&srcu__dom(sp)->down_unlock[idx]);
 	struct srcu__record *r;
 
+	if (updown(sp))
+		return;   /* every scan checks its sums (check_sums_updown()) */
 	check_down(sp, idx, du, load_acquire(&srcu__dom(sp)->down_lock[idx]));
 	if (srcu__id_shared(id)) {
 		(void)shared_locks(sp, idx, srcu__shm_slots_high(srcu__shm_block(id)),

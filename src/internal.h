@@ -167,7 +167,8 @@ SRCU__HIDDEN const char *srcu__report_thread(char *buf, size_t len);
 SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_unlock(struct srcu_struct *sp,
 							   const char *thread, int idx,
 							   const char *found, bool other_open);
-SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_up(struct srcu_struct *sp, int idx);
+SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_up(struct srcu_struct *sp, int idx,
+							   bool fast);
 
 /* ---- backend.c ---- */
 
@@ -517,6 +518,15 @@ SRCU__HIDDEN void srcu__reader_fork_end(void);
 SRCU__HIDDEN struct srcu__record *srcu__reader_self_record(void);
 /* Does r's thread hold a section of domain id (read from another thread)? */
 SRCU__HIDDEN bool srcu__reader_record_holds(struct srcu__record *r, unsigned int id);
+/* Is domain id's reader kind SRCU__KIND_FAST_UPDOWN (its sections may
+ * end in another thread: no per-thread balance)? */
+SRCU__HIDDEN bool srcu__reader_updown(unsigned int id);
+/* An up/down domain's sections open on idx, summed over its shared
+ * counters and every thread's slot (a stall report's figure). */
+SRCU__HIDDEN unsigned long srcu__reader_updown_open(struct srcu_struct *sp, int idx);
+/* An up/down domain's cleanup: every thread's slot of id balanced
+ * again.  Caller holds srcu__domain_registry_lock. */
+SRCU__HIDDEN void srcu__reader_rebalance(unsigned int id);
 /* Live threads whose counts show they have read sp. */
 SRCU__HIDDEN unsigned int srcu__reader_threads(struct srcu_struct *sp);
 

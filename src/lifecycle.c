@@ -45,6 +45,11 @@ int init_srcu_struct_fast(struct srcu_struct *sp)
 	return init_kind(sp, SRCU__KIND_FAST);
 }
 
+int init_srcu_struct_fast_updown(struct srcu_struct *sp)
+{
+	return init_kind(sp, SRCU__KIND_FAST_UPDOWN);
+}
+
 int init_srcu_struct_named(struct srcu_struct *sp, const char *name)
 {
 	int err = init_srcu_struct(sp);

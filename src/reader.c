@@ -395,34 +395,60 @@ static void note_reader(unsigned int id, unsigned long *lock_word)
 	__atomic_fetch_or(lock_word, SRCU__LOCK_NOTED, __ATOMIC_RELAXED);
 }
 
-/* The reader kinds' names, for the message below. */
-static const char *kind_name(unsigned int kind)
+/* The reader kinds' names, of a domain and of a section, for the
+ * message below. */
+static const char *domain_kind_name(unsigned int kind)
 {
 	switch (kind) {
 	case SRCU__KIND_ANY:
-		return "any (srcu_read_lock() or srcu_read_lock_fast())";
+		return "normal (srcu_read_lock() or srcu_read_lock_fast(): DEFINE_SRCU or "
+		       "init_srcu_struct())";
 	case SRCU__KIND_FAST:
 		return "fast (srcu_read_lock_fast(): DEFINE_SRCU_FAST or init_srcu_struct_fast())";
+	case SRCU__KIND_FAST_UPDOWN:
+		return "fast up/down (srcu_down_read_fast(): DEFINE_SRCU_FAST_UPDOWN or "
+		       "init_srcu_struct_fast_updown())";
 	default:
 		return "unknown (a corrupt domain?)";
 	}
 }
 
+static const char *section_kind_name(unsigned int kind)
+{
+	switch (kind) {
+	case SRCU__KIND_FAST:
+		return "fast (srcu_read_lock_fast())";
+	case SRCU__KIND_FAST_UPDOWN:
+		return "fast up/down (srcu_down_read_fast())";
+	default:
+		return "normal (srcu_read_lock())";
+	}
+}
+
+/* May a section of kind `used` enter a domain of kind `kind`?  A normal
+ * domain takes fast sections too (they are the same count); the up/down
+ * kind is its domain's alone, and its domain takes no other, because
+ * the per-thread balance checks are off there. */
+static bool kind_allows(unsigned int kind, unsigned int used)
+{
+	return kind == used || (kind == SRCU__KIND_ANY && used == SRCU__KIND_FAST);
+}
+
 /* Abort when a section of kind `used` (SRCU__KIND_ANY for
  * srcu_read_lock()'s) enters sp, whose kind does not allow it.  Called
- * off the fast path only: slow paths and a thread's first lock of an
+ * off the fast path only: slow paths and a thread's first count of an
  * index (the kernel WARNs once; here it is fatal, as every misuse). */
 static void check_kind(struct srcu_struct *sp, unsigned int used, const char *op)
 {
 	unsigned int kind = load_relaxed(&sp->srcu__reader_kind);
 	char n[SRCU__NAME_LEN], t[64];
 
-	if (kind == used || kind == SRCU__KIND_ANY)
+	if (kind_allows(kind, used))
 		return;
 	srcu__report_fatal("%s() on domain %s by %s: the domain's reader kind is %s, "
 			   "this section's is %s", op, srcu__report_name(sp, n, sizeof(n)),
-			   srcu__report_thread(t, sizeof(t)), kind_name(kind),
-			   used == SRCU__KIND_ANY ? "normal (srcu_read_lock())" : kind_name(used));
+			   srcu__report_thread(t, sizeof(t)), domain_kind_name(kind),
+			   section_kind_name(used));
 }
 
 /* The domain of word's id, for check_kind() (NULL: none bound, e.g. a
@@ -436,30 +462,51 @@ static void check_word_kind(unsigned int word, unsigned int used, const char *op
 		check_kind(sp, used, op);
 }
 
+bool srcu__reader_updown(unsigned int id)
+{
+	struct srcu_struct *sp = id < SRCU__MAX_IDS ? load_relaxed(&srcu__domain_table[id]) : NULL;
+
+	return sp && load_relaxed(&sp->srcu__reader_kind) == SRCU__KIND_FAST_UPDOWN;
+}
+
+static const char *lock_op(unsigned int kind)
+{
+	switch (kind) {
+	case SRCU__KIND_FAST:
+		return "srcu_read_lock_fast";
+	case SRCU__KIND_FAST_UPDOWN:
+		return "srcu_down_read_fast";
+	default:
+		return "srcu_read_lock";
+	}
+}
+
 void srcu__read_lock_note(unsigned int word)
 {
 	check_word_kind(word, SRCU__KIND_ANY, "srcu_read_lock");
 	note_reader(word / SRCU__SLOT_WORDS, (unsigned long *)srcu__slots + word);
 }
 
-void srcu__read_lock_note_fast(unsigned int word)
+void srcu__read_lock_note_kind(unsigned int word, unsigned int kind)
 {
-	check_word_kind(word, SRCU__KIND_FAST, "srcu_read_lock_fast");
+	check_word_kind(word, kind, lock_op(kind));
 	note_reader(word / SRCU__SLOT_WORDS, (unsigned long *)srcu__slots + word);
 }
 
-/* srcu_read_lock()'s and srcu_read_lock_fast()'s slow path: the index
- * counted on.  The inline callers make the fast one's counter from it. */
-static int read_lock_slow(struct srcu_struct *sp, const char *op, unsigned int used)
+/* The slow path of srcu_read_lock() and of the fast kinds' locks: the
+ * index counted on.  The inline callers make the fast ones' counter
+ * from it. */
+static int read_lock_slow(struct srcu_struct *sp, unsigned int used)
 {
+	const char *op = lock_op(used);
 	unsigned int id = srcu__domain_id(sp, op);
 	struct srcu__record *r = my_record();
 	int idx;
 
 	check_kind(sp, used, op);
 	if (fast_path_on(r))   /* the fast path now succeeds */
-		return used == SRCU__KIND_FAST ?
-			(int)((uintptr_t)srcu_read_lock_fast(sp) & 1) : srcu_read_lock(sp);
+		return used == SRCU__KIND_ANY ? srcu_read_lock(sp) :
+			(int)((uintptr_t)srcu__read_lock_fast_kind(sp, used) & 1);
 	idx = srcu__cur_idx(sp);
 	SRCU__READ_LOCK_HOOK();
 	if ((long)count_mb(&r->slots[id].lock[idx]) >= 0)   /* B: pairs with A */
@@ -469,12 +516,40 @@ static int read_lock_slow(struct srcu_struct *sp, const char *op, unsigned int u
 
 int srcu__read_lock_slow(struct srcu_struct *sp)
 {
-	return read_lock_slow(sp, "srcu_read_lock", SRCU__KIND_ANY);
+	return read_lock_slow(sp, SRCU__KIND_ANY);
 }
 
-int srcu__read_lock_fast_slow(struct srcu_struct *sp)
+int srcu__read_lock_kind_slow(struct srcu_struct *sp, unsigned int kind)
 {
-	return read_lock_slow(sp, "srcu_read_lock_fast", SRCU__KIND_FAST);
+	return read_lock_slow(sp, kind);
+}
+
+/* srcu_up_read_fast()'s slow path: a section the slow path counted
+ * (word 2 | idx), the calling thread's first count in this domain or of
+ * this index (its record, its place in the reader set), or the fence
+ * backend.  The unlock counts in the caller's own slot, noted first, so
+ * that every later scan reads it (one that misses it only waits longer:
+ * a missed unlock never ends a grace period early). */
+void srcu__up_read_fast_slow(struct srcu_struct *sp, unsigned int word)
+{
+	unsigned int id = srcu__domain_id(sp, "srcu_up_read_fast");
+	int idx = (int)(word & 1);
+	struct srcu__record *r;
+	unsigned long *lock;
+
+	check_kind(sp, SRCU__KIND_FAST_UPDOWN, "srcu_up_read_fast");
+	r = my_record();
+	lock = &r->slots[id].lock[idx];
+	if ((long)load_relaxed(lock) >= 0)
+		note_reader(id, lock);
+	if (fast_path_on(r)) {
+		/* C and W: srcu_read_unlock()'s, inline. */
+		srcu__unlock_word((unsigned long *)srcu__slots, id * SRCU__SLOT_WORDS + (unsigned int)idx);
+		return;
+	}
+	srcu__hb_section_end(id, idx);
+	count_mb(&r->slots[id].unlock[idx]);   /* C and W (fence backend) */
+	wake_if_waited(id, idx);               /* sp may be freed from here on */
 }
 
 /* No open section on index idx of the caller's slot s: unlocks read
@@ -588,10 +663,14 @@ static long own_open(struct srcu__slot *s)
 	return srcu__count_signed(srcu__count_diff(l, u));
 }
 
-/* Does r's thread hold a section of domain id? (from another thread) */
+/* Does r's thread hold a section of domain id? (from another thread)
+ * In an up/down domain a thread's slot may count more ups than downs
+ * (it ended sections others began): it holds none. */
 bool srcu__reader_record_holds(struct srcu__record *r, unsigned int id)
 {
-	return slot_open(&r->slots[id]) != 0;
+	long open = slot_open(&r->slots[id]);
+
+	return srcu__reader_updown(id) ? open > 0 : open != 0;
 }
 
 bool srcu__reader_self_inside(struct srcu_struct *sp)
@@ -599,7 +678,9 @@ bool srcu__reader_self_inside(struct srcu_struct *sp)
 	struct srcu__slot *s;
 	long open;
 
-	if (!self)
+	/* An up/down section may be ended by another thread while this one
+	 * waits for a grace period: no wait on oneself to report. */
+	if (!self || srcu__reader_updown(srcu__id_of(sp)))
 		return false;
 	s = &self->slots[srcu__id_of(sp)];
 	open = own_open(s);
@@ -615,8 +696,15 @@ bool srcu__reader_self_inside(struct srcu_struct *sp)
 
 bool srcu_read_lock_held(struct srcu_struct *sp)
 {
-	/* False for a domain never used, cleaned up, or not a domain. */
-	return sp && srcu__domain_live(sp) && srcu__reader_self_inside(sp);
+	/* False for a domain never used, cleaned up, or not a domain.  An
+	 * up/down domain's sections belong to no thread (one may begin it and
+	 * another end it): true while any is open, which may be the caller's,
+	 * as lockdep answers when it cannot tell. */
+	if (!sp || !srcu__domain_live(sp))
+		return false;
+	if (srcu__reader_updown(srcu__id_of(sp)))
+		return srcu__reader_updown_open(sp, 0) + srcu__reader_updown_open(sp, 1) > 0;
+	return srcu__reader_self_inside(sp);
 }
 
 /* The checking build's report (<srcu/impl.h>, SRCU_DEBUG): a pointer
@@ -653,6 +741,7 @@ int srcu_down_read(struct srcu_struct *sp)
 	int idx;
 
 	(void)srcu__domain_id(sp, "srcu_down_read");
+	check_kind(sp, SRCU__KIND_ANY, "srcu_down_read");
 	idx = srcu__cur_idx(sp);
 	SRCU__READ_LOCK_HOOK();
 	__atomic_fetch_add(&srcu__dom(sp)->down_lock[idx], 1, __ATOMIC_SEQ_CST);
@@ -665,6 +754,7 @@ void srcu_up_read(struct srcu_struct *sp, int idx)
 	unsigned int id = srcu__domain_id(sp, "srcu_up_read");
 	char n[SRCU__NAME_LEN];
 
+	check_kind(sp, SRCU__KIND_ANY, "srcu_up_read");
 	if ((unsigned int)idx > 1)
 		srcu__report_fatal("srcu_up_read() on domain %s: index %d is not one that "
 			    "srcu_down_read() returns (0 or 1)",
@@ -729,8 +819,77 @@ static void check_balance(struct srcu__slot *s, unsigned int id)
 						  srcu__slot_open_on(s, idx ^ 1) > 0);
 }
 
+/* A thread of an up/down domain ends: its slot may hold sections other
+ * threads will end (more downs than ups) or the ends of sections others
+ * began (more ups than downs), and the record is about to be skipped by
+ * the scans.  Its imbalance moves to the domain's shared down/up
+ * counters (which srcu_down_read() does not use on such a domain), so
+ * that the sums over every thread stay what they were.  In each order
+ * below a scan in between sees at most more sections open, never fewer:
+ * the count that adds to the unlock side comes last, with release,
+ * pairing with the scans' acquire loads (it carries the first count
+ * with it).  Caller holds srcu__domain_registry_lock and owns the slot. */
+static void hand_over_updown(struct srcu__slot *s, unsigned int id)
+{
+	struct srcu__domain *d = srcu__dom(srcu__domain_table[id]);
+
+	for (int idx = 0; idx < 2; idx++) {
+		long open = srcu__slot_open_on(s, idx);
+
+		if (open > 0) {          /* begun here, to be ended elsewhere */
+			__atomic_fetch_add(&d->down_lock[idx], (unsigned long)open,
+					   __ATOMIC_SEQ_CST);
+			store_release(&s->unlock[idx], s->unlock[idx] + (unsigned long)open);
+		} else if (open < 0) {   /* ended here, begun elsewhere */
+			store_relaxed(&s->lock[idx], s->lock[idx] + (unsigned long)-open);
+			__atomic_fetch_add(&d->down_unlock[idx], (unsigned long)-open,
+					   __ATOMIC_SEQ_CST);
+		}
+	}
+}
+
+unsigned long srcu__reader_updown_open(struct srcu_struct *sp, int idx)
+{
+	unsigned int id = srcu__id_of(sp);
+	long open = srcu__count_signed(srcu__count_diff(load_acquire(&srcu__dom(sp)->down_lock[idx]),
+							load_acquire(&srcu__dom(sp)->down_unlock[idx])));
+
+	for (struct srcu__record *r = load_acquire(&srcu__reader_records); r; r = r->next)
+		if (load_acquire(&r->tid))
+			open += srcu__slot_open_on(&r->slots[id], idx);
+	return open > 0 ? (unsigned long)open : 0;
+}
+
+/* cleanup_srcu_struct() of an up/down domain, no section open: every
+ * thread's slot of its id balanced again, so that the next domain bound
+ * to the id starts from balanced slots (its per-thread checks would
+ * report another thread's ups as its own mistakes).  The sums do not
+ * change: the slots' imbalances add up to the shared counters', which go
+ * with the domain.  Writes other threads' slots, which nobody counts in
+ * now: no section of a domain being cleaned up may run, and the registry
+ * lock (held by the caller) keeps the id from being bound meanwhile. */
+void srcu__reader_rebalance(unsigned int id)
+{
+	for (struct srcu__record *r = srcu__reader_records; r; r = r->next) {
+		struct srcu__slot *s = &r->slots[id];
+
+		for (int idx = 0; idx < 2; idx++) {
+			long open = srcu__slot_open_on(s, idx);
+
+			if (open > 0)
+				store_release(&s->unlock[idx], s->unlock[idx] + (unsigned long)open);
+			else if (open < 0)
+				store_release(&s->lock[idx], s->lock[idx] + (unsigned long)-open);
+		}
+	}
+}
+
 static void end_slot(struct srcu__slot *s, unsigned int id, bool report)
 {
+	if (srcu__reader_updown(id)) {
+		hand_over_updown(s, id);
+		return;
+	}
 	check_balance(s, id);
 	end_abandoned(s, id, 0, report);
 	end_abandoned(s, id, 1, report);
@@ -792,7 +951,7 @@ static bool record_open(struct srcu__record *r)
 	unsigned int high = load_relaxed(&srcu__domain_id_high);
 
 	for (unsigned int id = SRCU__ID_FIRST; id < high; id++)
-		if (own_open(&r->slots[id]) != 0)
+		if (own_open(&r->slots[id]) != 0 && !srcu__reader_updown(id))
 			return true;
 	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++)
 		if (load_relaxed(&r->shm_slot[b]) &&

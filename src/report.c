@@ -185,11 +185,13 @@ void srcu__report_extra_unlock(struct srcu_struct *sp, const char *thread, int i
 		    srcu__report_name(sp, n, sizeof(n)), thread, idx, found, why);
 }
 
-void srcu__report_extra_up(struct srcu_struct *sp, int idx)
+void srcu__report_extra_up(struct srcu_struct *sp, int idx, bool fast)
 {
+	const char *up = fast ? "srcu_up_read_fast" : "srcu_up_read";
+	const char *down = fast ? "srcu_down_read_fast" : "srcu_down_read";
 	char n[SRCU__NAME_LEN];
 
-	srcu__report_fatal("srcu_up_read() on domain %s more often than srcu_down_read() on "
-		    "index %d, found by a grace-period scan (an srcu_up_read() given the "
-		    "other section's index?)", srcu__report_name(sp, n, sizeof(n)), idx);
+	srcu__report_fatal("%s() on domain %s more often than %s() on index %d, found by a "
+		    "grace-period scan (an extra %s(), or one given another domain's "
+		    "or a stale counter?)", up, srcu__report_name(sp, n, sizeof(n)), down, idx, up);
 }

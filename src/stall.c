@@ -230,8 +230,9 @@ static void default_report(const struct srcu_stall *s, const char *name)
 				      s->nthreads - 16);
 	if (s->down_readers && n < sizeof(line))
 		n += (size_t)snprintf(line + n, sizeof(line) - n,
-				      "%s %lu srcu_down_read() section(s)",
-				      s->nthreads ? ";" : "", s->down_readers);
+				      "%s %lu %s section(s)",
+				      s->nthreads ? ";" : "", s->down_readers,
+				      "srcu_down_read() or srcu_down_read_fast()");
 	if (!s->nthreads && !s->down_readers && n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, " no reader left (about to end)");
 	srcu__report_warn("%s", line);
@@ -295,6 +296,8 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 	s.nthreads = holders(sp, idx, th, SRCU_STALL_THREADS);
 	s.threads = th;
 	s.down_readers = load_acquire(&d->down_lock[idx]) - load_acquire(&d->down_unlock[idx]);
+	if (srcu__reader_updown(srcu__id_of(sp)))   /* every thread's sections may be anyone's */
+		s.down_readers = srcu__reader_updown_open(sp, idx);
 	store_relaxed(&d->stat_stalls, load_relaxed(&d->stat_stalls) + 1);
 	deliver(sp, &s);
 }

@@ -133,11 +133,16 @@ struct srcu_struct {
 	unsigned char srcu__private[SRCU__PRIVATE_SIZE] __attribute__((aligned(8)));
 };
 
-/* Reader kinds: any (srcu_read_lock() and srcu_read_lock_fast() sections
- * mixed freely, the default), or fast only (DEFINE_SRCU_FAST,
- * init_srcu_struct_fast()). */
-#define SRCU__KIND_ANY  0u
-#define SRCU__KIND_FAST 1u
+/* Reader kinds, of a domain and of a section.  A domain of kind ANY (the
+ * default) takes srcu_read_lock() (and srcu_down_read()) sections and
+ * srcu_read_lock_fast() ones, mixed freely; FAST (DEFINE_SRCU_FAST,
+ * init_srcu_struct_fast()) takes srcu_read_lock_fast() ones only;
+ * FAST_UPDOWN (DEFINE_SRCU_FAST_UPDOWN, init_srcu_struct_fast_updown())
+ * only srcu_down_read_fast() / srcu_read_lock_fast_updown() ones, which
+ * may end in another thread. */
+#define SRCU__KIND_ANY         0u
+#define SRCU__KIND_FAST        1u
+#define SRCU__KIND_FAST_UPDOWN 2u
 
 /* A static domain: id SRCU__ID_UNSET, named, the rest zero. */
 #define SRCU__INITIALIZER(domain) SRCU__INITIALIZER_KIND(domain, SRCU__KIND_ANY)
@@ -149,10 +154,11 @@ struct srcu_struct {
 /* Slow paths of the inline functions below. */
 SRCU__API int  srcu__read_lock_slow(struct srcu_struct *sp);
 SRCU__API void srcu__read_lock_note(unsigned int word);
-SRCU__API void srcu__read_lock_note_fast(unsigned int word);
+SRCU__API void srcu__read_lock_note_kind(unsigned int word, unsigned int kind);
 SRCU__API void srcu__read_unlock_slow(struct srcu_struct *sp, int idx);
 SRCU__API void srcu__wake_gp(unsigned int id);
-SRCU__API int  srcu__read_lock_fast_slow(struct srcu_struct *sp);
+SRCU__API int  srcu__read_lock_kind_slow(struct srcu_struct *sp, unsigned int kind);
+SRCU__API void srcu__up_read_fast_slow(struct srcu_struct *sp, unsigned int word);
 
 
 /* ---------------------------------------------------------------------- */
@@ -273,13 +279,13 @@ static inline void srcu__lock_word(unsigned long *t, unsigned int w)
 	srcu__barrier();
 }
 
-/* The same for srcu_read_lock_fast(), whose first lock per thread,
- * domain and index checks the domain's reader kind as the fast kind. */
-static inline void srcu__lock_word_fast(unsigned long *t, unsigned int w)
+/* The same for the fast kinds' sections (SRCU__KIND_*), whose first
+ * lock per thread, domain and index checks the domain's reader kind. */
+static inline void srcu__lock_word_kind(unsigned long *t, unsigned int w, unsigned int kind)
 {
 	SRCU__READ_LOCK_HOOK();
 	if (SRCU__UNLIKELY(srcu__lock_count(t + w)))
-		srcu__read_lock_note_fast(w);
+		srcu__read_lock_note_kind(w, kind);
 	/* B, as in srcu__lock_word(). */
 	srcu__barrier();
 }
@@ -384,6 +390,23 @@ static inline unsigned int srcu__ctr_word(struct srcu_ctr *scp)
 }
 #endif
 
+/* srcu_read_lock()'s path for the fast kinds: the counter of the count,
+ * the slow path's 2 | idx if it counted. */
+static inline struct srcu_ctr *srcu__read_lock_fast_kind(struct srcu_struct *sp,
+							 unsigned int kind)
+{
+	unsigned long *t = (unsigned long *)srcu__slots;
+	unsigned int w = srcu__load_word(&sp->lock_word);
+
+	/* srcu_read_lock()'s two tests and slow path. */
+	if (SRCU__UNLIKELY(!t))
+		return srcu__ctr(2u | (unsigned int)srcu__read_lock_kind_slow(sp, kind));
+	if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
+		return srcu__ctr(2u | (unsigned int)srcu__read_lock_kind_slow(sp, kind));
+	srcu__lock_word_kind(t, w, kind);   /* B */
+	return srcu__ctr(w);
+}
+
 /*
  * srcu_read_lock()'s section, returning the counter for
  * srcu_read_unlock_fast() in the same thread.  Nests and overlaps freely
@@ -391,16 +414,7 @@ static inline unsigned int srcu__ctr_word(struct srcu_ctr *scp)
  */
 static inline struct srcu_ctr *srcu_read_lock_fast(struct srcu_struct *sp)
 {
-	unsigned long *t = (unsigned long *)srcu__slots;
-	unsigned int w = srcu__load_word(&sp->lock_word);
-
-	/* srcu_read_lock()'s two tests and slow path. */
-	if (SRCU__UNLIKELY(!t))
-		return srcu__ctr(2u | (unsigned int)srcu__read_lock_fast_slow(sp));
-	if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
-		return srcu__ctr(2u | (unsigned int)srcu__read_lock_fast_slow(sp));
-	srcu__lock_word_fast(t, w);   /* B */
-	return srcu__ctr(w);
+	return srcu__read_lock_fast_kind(sp, SRCU__KIND_FAST);
 }
 
 /*
@@ -422,6 +436,70 @@ static inline void srcu_read_unlock_fast(struct srcu_struct *sp, struct srcu_ctr
 	/* C, the count in unlock[idx] (word w + 2), W and the wake-up:
 	 * srcu_read_unlock()'s, from the counter's word. */
 	srcu__unlock_word(t, w);
+}
+
+/*
+ * A section of a DEFINE_SRCU_FAST_UPDOWN domain that may end in another
+ * thread (the kernel's srcu_down_read_fast(), 6.16): counted as
+ * srcu_read_lock_fast()'s, in the calling thread's counters, without an
+ * atomic read-modify-write.
+ */
+static inline struct srcu_ctr *srcu_down_read_fast(struct srcu_struct *sp)
+{
+	return srcu__read_lock_fast_kind(sp, SRCU__KIND_FAST_UPDOWN);
+}
+
+/*
+ * End the section srcu_down_read_fast() returned scp for, in any thread:
+ * the unlock counts in the calling thread's counters at the same word
+ * (the counter names a word number, not a thread), and the grace
+ * period's sums, over every thread, balance.  A thread's first count of
+ * the domain's index puts it in the domain's reader set first (the lock
+ * word lacks SRCU__LOCK_NOTED: the slow path), so that the scans read
+ * the unlock.
+ */
+static inline void srcu_up_read_fast(struct srcu_struct *sp, struct srcu_ctr *scp)
+{
+	unsigned long *t = (unsigned long *)srcu__slots;
+	unsigned int w = srcu__ctr_word(scp);
+
+	if (SRCU__UNLIKELY(!t || w < SRCU__WORD_FIRST)) {
+		srcu__up_read_fast_slow(sp, w);
+		return;
+	}
+	/* The NOTED bit of this thread's lock word of the index: its own,
+	 * never written by another thread. */
+	if (SRCU__UNLIKELY((long)__atomic_load_n(t + w, __ATOMIC_RELAXED) >= 0)) {
+		srcu__up_read_fast_slow(sp, w);
+		return;
+	}
+	/* C, W and the wake-up: srcu_read_unlock()'s, in this thread's
+	 * counters. */
+	srcu__unlock_word(t, w);
+}
+
+/* The kernel's names for the same pair (6.19): a lock-like spelling of
+ * srcu_down_read_fast()/srcu_up_read_fast(). */
+static inline struct srcu_ctr *srcu_read_lock_fast_updown(struct srcu_struct *sp)
+{
+	return srcu_down_read_fast(sp);
+}
+
+static inline void srcu_read_unlock_fast_updown(struct srcu_struct *sp, struct srcu_ctr *scp)
+{
+	srcu_up_read_fast(sp, scp);
+}
+
+/* The kernel's _notrace names for the fast pair (6.17); userspace
+ * traces nothing. */
+static inline struct srcu_ctr *srcu_read_lock_fast_notrace(struct srcu_struct *sp)
+{
+	return srcu_read_lock_fast(sp);
+}
+
+static inline void srcu_read_unlock_fast_notrace(struct srcu_struct *sp, struct srcu_ctr *scp)
+{
+	srcu_read_unlock_fast(sp, scp);
 }
 
 /* The kernel's other names for the same section (<srcu.h>). */
@@ -498,6 +576,33 @@ static inline void srcu__guard_exit(struct srcu__guard *g)
 #define SRCU__SCOPED_GUARD(sp, g) \
 	for (struct srcu__guard g __attribute__((cleanup(srcu__guard_exit))) = \
 		     srcu__guard_enter(sp); !g.done; g.done = 1)
+
+/* The same for SRCU_GUARD_FAST() and SRCU_SCOPED_GUARD_FAST(), whose
+ * section is srcu_read_lock_fast()'s. */
+struct srcu__guard_fast {
+	struct srcu_struct *sp;
+	struct srcu_ctr *scp;
+	int done;
+};
+static inline struct srcu__guard_fast srcu__guard_fast_enter(struct srcu_struct *sp)
+{
+	struct srcu__guard_fast g;
+
+	g.sp = sp;
+	g.scp = srcu_read_lock_fast(sp);
+	g.done = 0;
+	return g;
+}
+static inline void srcu__guard_fast_exit(struct srcu__guard_fast *g)
+{
+	srcu_read_unlock_fast(g->sp, g->scp);
+}
+#define SRCU__GUARD_FAST(sp, g) \
+	struct srcu__guard_fast g __attribute__((cleanup(srcu__guard_fast_exit), unused)) = \
+		srcu__guard_fast_enter(sp)
+#define SRCU__SCOPED_GUARD_FAST(sp, g) \
+	for (struct srcu__guard_fast g __attribute__((cleanup(srcu__guard_fast_exit))) = \
+		     srcu__guard_fast_enter(sp); !g.done; g.done = 1)
 
 /* ---- Sections without an index ----
  *
