@@ -65,6 +65,7 @@ struct handoff {
 	struct srcu_struct *sp;
 	struct srcu_ctr *scp;
 	int go;
+	int hold;   /* the up thread lives on until released */
 };
 
 static void *down_here(void *arg)
@@ -75,19 +76,29 @@ static void *down_here(void *arg)
 	return NULL;
 }
 
+/* A domain the up threads use first, so that their up of the handed
+ * section runs inline (the thread has counters), where only its lock
+ * word's NOTED bit says it must join the domain's reader set. */
+DEFINE_STATIC_SRCU(other);
+
 static void *up_here(void *arg)
 {
 	struct handoff *h = arg;
 
+	srcu_read_unlock(&other, srcu_read_lock(&other));
 	flag_wait(&h->go);
 	srcu_up_read_fast(h->sp, h->scp);
+	/* Alive until told: its exit would hand its unlock to the domain's
+	 * shared counters and hide an up the scans did not read. */
+	while (__atomic_load_n(&h->hold, __ATOMIC_SEQ_CST))
+		sleep_ms(1);
 	return NULL;
 }
 
 /* Down in this thread, up in a thread that never used the domain. */
 static void test_handoff(struct srcu_struct *sp)
 {
-	struct handoff h = { sp, NULL, 0 };
+	struct handoff h = { sp, NULL, 0, 1 };
 	struct sync_arg a = { sp, 0, 0 };
 	pthread_t up, gp;
 
@@ -97,9 +108,10 @@ static void test_handoff(struct srcu_struct *sp)
 	up = spawn(up_here, &h);
 	gp = sync_start(&a);
 	flag_set(&h.go);
-	join(up);
 	join(gp);                            /* an unread up hangs here */
 	CHECK(flag_get(&a.done));
+	__atomic_store_n(&h.hold, 0, __ATOMIC_SEQ_CST);
+	join(up);
 	CHECK(!srcu_read_lock_held(sp));     /* no section open anywhere */
 }
 
@@ -107,7 +119,7 @@ static void test_handoff(struct srcu_struct *sp)
 static void test_lock_spelling_across_flip(struct srcu_struct *sp)
 {
 	struct srcu_ctr *first = srcu_read_lock_fast_updown(sp), *second;
-	struct handoff h = { sp, NULL, 1 };
+	struct handoff h = { sp, NULL, 1, 0 };
 	struct sync_arg a = { sp, 0, 0 }, b = { sp, 0, 0 };
 	pthread_t gp;
 
@@ -127,7 +139,7 @@ static void test_lock_spelling_across_flip(struct srcu_struct *sp)
  * ended with it. */
 static void test_down_thread_exits(struct srcu_struct *sp)
 {
-	struct handoff h = { sp, NULL, 1 };
+	struct handoff h = { sp, NULL, 1, 0 };
 	struct sync_arg a = { sp, 0, 0 };
 	pthread_t gp;
 
@@ -145,7 +157,7 @@ static void test_down_thread_exits(struct srcu_struct *sp)
 static void test_up_thread_exits(struct srcu_struct *sp)
 {
 	for (int i = 0; i < 20; i++) {
-		struct handoff h = { sp, srcu_down_read_fast(sp), 1 };
+		struct handoff h = { sp, srcu_down_read_fast(sp), 1, 0 };
 
 		join(spawn(up_here, &h));
 		synchronize_srcu(sp);
@@ -248,17 +260,18 @@ static void test_stress(struct srcu_struct *sp)
 static void test_reuse_after_cleanup(void)
 {
 	struct srcu_struct a, b;
-	struct handoff h = { &a, NULL, 1 };
+	struct handoff h = { &a, NULL, 1, 0 };
+	unsigned int word;
 	int idx;
 
 	REQUIRE(init_srcu_struct_fast_updown(&a) == 0);
 	join(spawn(down_here, &h));
 	srcu_up_read_fast(&a, h.scp);        /* this thread: one up, no down */
-	h.scp = srcu_down_read_fast(&a);     /* and a down ended elsewhere */
-	h.go = 1;
-	join(spawn(up_here, &h));
+	word = a.slot_word;
 	CHECK_EQ(cleanup_srcu_struct(&a), 0);
 	REQUIRE(init_srcu_struct(&b) == 0);
+	b.name = "reused";
+	REQUIRE(b.slot_word == word);        /* the same id: lowest first */
 	idx = srcu_read_lock(&b);
 	CHECK(srcu_read_lock_held(&b));
 	srcu_read_unlock(&b, idx);
@@ -272,7 +285,7 @@ static void test_reuse_after_cleanup(void)
  * with the child's up: no report, and the child's GP then ends. */
 static void test_fork_keeps_sections(struct srcu_struct *sp)
 {
-	struct handoff h = { sp, NULL, 1 };
+	struct handoff h = { sp, NULL, 1, 0 };
 	int status;
 	pid_t pid;
 
