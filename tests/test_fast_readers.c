@@ -154,7 +154,7 @@ static void test_first_section(struct srcu_struct *sp)
 /* Readers looping on fast sections while the updater replaces and
  * poisons an object after each grace period. */
 struct obj { int alive; };
-static struct obj *_Atomic gp_obj;
+static struct obj *gp_obj;
 static int stop, bad;
 
 static void *loop_reader(void *arg)

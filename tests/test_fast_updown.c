@@ -174,7 +174,7 @@ struct item {
 };
 static struct item queue[QLEN];
 static unsigned int q_head, q_tail;   /* producer writes head, consumer tail */
-static int *_Atomic shared_obj;
+static int *shared_obj;
 static int stop, bad;
 static struct srcu_struct *stress_sp;
 

@@ -36,9 +36,17 @@ int instr_child(const char *name)
 #endif
 		return 0;
 	}
-	FOR_PEERS(p) {
-		if (strcmp(p->name, name))
-			continue;
+	const struct peer *found = NULL;
+
+	FOR_PEERS(p)
+		if (!strcmp(p->name, name))
+			found = p;
+	FOR_READ_VARIANTS(p)
+		if (!strcmp(p->name, name))
+			found = p;
+	if (found) {
+		const struct peer *p = found;
+
 		p->thread_online();
 		p->reads(1000);
 #ifdef HAVE_CALLGRIND
@@ -98,20 +106,25 @@ static double callgrind_per_pair(const char *name, const char *self_path)
 	return ir / INSTR_PAIRS;
 }
 
+static void instructions_of(const struct peer *p, const char *self_path)
+{
+	double ir = callgrind_per_pair(p->name, self_path);
+
+	if (ir > 0)
+		record("instructions", p->name, "per_pair", ir, "instructions");
+}
+
 /* Run ourselves under callgrind for each peer; record Ir / pair. */
 void measure_instructions(const char *self_path)
 {
 	if (!callgrind_usable())
 		return;
 	FOR_PEERS(p) {
-		double ir;
-
-		if (p == &peer_srcu_exp)
-			continue;
-		ir = callgrind_per_pair(p->name, self_path);
-		if (ir > 0)
-			record("instructions", p->name, "per_pair", ir, "instructions");
+		if (p != &peer_srcu_exp)
+			instructions_of(p, self_path);
 	}
+	FOR_READ_VARIANTS(p)
+		instructions_of(p, self_path);
 }
 
 /* The same for figure 11's rows (its own read loops). */

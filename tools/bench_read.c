@@ -129,6 +129,28 @@ static double static_pair_ns(const char *self_path, int quick)
 	return ns;
 }
 
+/* One row of figure 1; libsrcu's 1-thread median is the base. */
+static void read_cost_row(const struct peer *p, const struct bench_run *run, double *base)
+{
+	struct stat3 one = read_cost_stats(p, 1, 0, run->quick);
+	struct stat3 all = read_cost_stats(p, run->ncpu, 0, run->quick);
+	double instr = lookup("instructions", p->name, "per_pair");
+
+	if (p == &peer_srcu)
+		*base = one.med;
+	printf("%-16s %6.2f [%5.2f-%6.2f] %5.2fx  %6.2f [%5.2f-%6.2f] %5.2fx  ",
+	       p->name, one.med, one.lo, one.hi, one.med / *base,
+	       all.med, all.lo, all.hi, all.med / *base);
+	if (instr > 0)
+		printf("%5.1f\n", instr);
+	else
+		printf("    -\n");
+	record("read_pair", p->name, "ns_1thread", one.med, "ns");
+	record("read_pair", p->name, "ns_1thread_min", one.lo, "ns");
+	record("read_pair", p->name, "ns_1thread_max", one.hi, "ns");
+	record("read_pair", p->name, "ns_allcores", all.med, "ns");
+}
+
 void figure_read_cost(const struct bench_run *run)
 {
 	double base = 0, st;
@@ -140,27 +162,12 @@ void figure_read_cost(const struct bench_run *run)
 	       " instructions per pair)\n");
 	printf("%-16s %-28s %-28s %s\n", "peer", "1 thread", "all cores", "instr");
 	FOR_PEERS(p) {
-		struct stat3 one, all;
-		double instr;
-
 		if (p == &peer_srcu_exp)
 			continue;   /* the same read side as libsrcu */
-		one = read_cost_stats(p, 1, 0, run->quick);
-		all = read_cost_stats(p, run->ncpu, 0, run->quick);
-		if (p == &peer_srcu)
-			base = one.med;
-		instr = lookup("instructions", p->name, "per_pair");
-		printf("%-16s %6.2f [%5.2f-%6.2f] %5.2fx  %6.2f [%5.2f-%6.2f] %5.2fx  ",
-		       p->name, one.med, one.lo, one.hi, one.med / base,
-		       all.med, all.lo, all.hi, all.med / base);
-		if (instr > 0)
-			printf("%5.1f\n", instr);
-		else
-			printf("    -\n");
-		record("read_pair", p->name, "ns_1thread", one.med, "ns");
-		record("read_pair", p->name, "ns_1thread_min", one.lo, "ns");
-		record("read_pair", p->name, "ns_1thread_max", one.hi, "ns");
-		record("read_pair", p->name, "ns_allcores", all.med, "ns");
+		read_cost_row(p, run, &base);
+		if (p == &peer_srcu)   /* its other read sides beside it */
+			FOR_READ_VARIANTS(v)
+				read_cost_row(v, run, &base);
 	}
 	st = static_pair_ns(run->self_path, run->quick);
 	if (st > 0) {

@@ -48,32 +48,87 @@ const struct peer peer_srcu_exp = {
 	nothing, nothing, srcu_reads, srcu_lock, srcu_unlock, srcu_sync_exp, NULL, NULL,
 };
 
-/* The kernel's fast readers on the same domain (issue 24, WIP).  The
- * token holds the counter: srcu_read_lock_fast()'s value is a word
- * number below 65,536 (doc/design.md, "Fast readers"), which an int
- * keeps; only this benchmark relies on that. */
+/* ---- libsrcu's other read sides: figure 1's rows beside libsrcu ----
+ *
+ * The kernel's fast readers, on their own kinds of domain, and
+ * srcu_down_read()'s atomic pair.  A token is an int: a struct srcu_ctr
+ * pointer here holds a word number below 65,536 (doc/design.md, "Fast
+ * readers"), which an int keeps; only this benchmark relies on that. */
+static DEFINE_SRCU_FAST(bench_fast);
+static DEFINE_SRCU_FAST_UPDOWN(bench_updown);
+
 static void srcu_fast_reads(long n)
 {
 	for (long i = 0; i < n; i++) {
-		struct srcu_ctr *scp = srcu_read_lock_fast(&bench_domain);
+		struct srcu_ctr *scp = srcu_read_lock_fast(&bench_fast);
 		compiler_barrier();
-		srcu_read_unlock_fast(&bench_domain, scp);
+		srcu_read_unlock_fast(&bench_fast, scp);
 	}
 }
-
 static int srcu_fast_lock(void)
 {
-	return (int)(uintptr_t)srcu_read_lock_fast(&bench_domain);
+	return (int)(uintptr_t)srcu_read_lock_fast(&bench_fast);
 }
 static void srcu_fast_unlock(int t)
 {
-	srcu_read_unlock_fast(&bench_domain, (struct srcu_ctr *)(uintptr_t)t);
+	srcu_read_unlock_fast(&bench_fast, (struct srcu_ctr *)(uintptr_t)t);
 }
+static void srcu_fast_sync(void) { synchronize_srcu(&bench_fast); }
 
 const struct peer peer_srcu_fast = {
-	"libsrcu-fast", "this library, srcu_read_lock_fast(), synchronize_srcu()", 1,
-	nothing, nothing, srcu_fast_reads, srcu_fast_lock, srcu_fast_unlock, srcu_sync, NULL, NULL,
+	"libsrcu-fast", "this library, srcu_read_lock_fast() (DEFINE_SRCU_FAST)", 1,
+	nothing, nothing, srcu_fast_reads, srcu_fast_lock, srcu_fast_unlock, srcu_fast_sync,
+	NULL, NULL,
 };
+
+/* The up/down pair, both halves in one thread (what a pair costs; the up
+ * costs the same in any thread that has counted in the domain). */
+static void srcu_updown_reads(long n)
+{
+	for (long i = 0; i < n; i++) {
+		struct srcu_ctr *scp = srcu_down_read_fast(&bench_updown);
+		compiler_barrier();
+		srcu_up_read_fast(&bench_updown, scp);
+	}
+}
+static int srcu_updown_lock(void)
+{
+	return (int)(uintptr_t)srcu_down_read_fast(&bench_updown);
+}
+static void srcu_updown_unlock(int t)
+{
+	srcu_up_read_fast(&bench_updown, (struct srcu_ctr *)(uintptr_t)t);
+}
+static void srcu_updown_sync(void) { synchronize_srcu(&bench_updown); }
+
+const struct peer peer_srcu_fast_updown = {
+	"libsrcu-updown", "this library, srcu_down_read_fast() (DEFINE_SRCU_FAST_UPDOWN)", 1,
+	nothing, nothing, srcu_updown_reads, srcu_updown_lock, srcu_updown_unlock,
+	srcu_updown_sync, NULL, NULL,
+};
+
+/* srcu_down_read()/srcu_up_read(): shared counters, atomic RMWs. */
+static void srcu_down_reads(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int idx = srcu_down_read(&bench_domain);
+		compiler_barrier();
+		srcu_up_read(&bench_domain, idx);
+	}
+}
+static int srcu_down_lock(void) { return srcu_down_read(&bench_domain); }
+static void srcu_down_unlock(int idx) { srcu_up_read(&bench_domain, idx); }
+
+const struct peer peer_srcu_down = {
+	"libsrcu-down", "this library, srcu_down_read() (atomic counters)", 1,
+	nothing, nothing, srcu_down_reads, srcu_down_lock, srcu_down_unlock, srcu_sync,
+	NULL, NULL,
+};
+
+const struct peer *const read_variants[] = {
+	&peer_srcu_fast, &peer_srcu_fast_updown, &peer_srcu_down,
+};
+const size_t read_nvariants = sizeof(read_variants) / sizeof(read_variants[0]);
 
 /* ---- the floor: a thread-local counter ++ and -- ---- */
 
@@ -170,7 +225,7 @@ const struct peer peer_naive = {
 };
 
 const struct peer *const all_peers[] = {
-	&peer_srcu, &peer_srcu_exp, &peer_srcu_fast,
+	&peer_srcu, &peer_srcu_exp,
 #ifdef HAVE_SRCU_URCU
 	&peer_srcu_urcu,
 #endif

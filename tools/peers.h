@@ -24,8 +24,7 @@ struct peer {
 	void (*blocking_end)(void);        /*   outside sections (qsbr: offline) */
 };
 
-extern const struct peer peer_srcu, peer_srcu_exp, peer_srcu_fast, peer_floor, peer_rwlock,
-	peer_naive;
+extern const struct peer peer_srcu, peer_srcu_exp, peer_floor, peer_rwlock, peer_naive;
 #ifdef HAVE_URCU
 extern const struct peer peer_urcu_memb, peer_urcu_mb, peer_urcu_qsbr, peer_urcu_bp;
 #endif
@@ -44,6 +43,15 @@ extern const size_t all_npeers;
 #define FOR_PEERS(p) \
 	for (const struct peer *const *p##_it = all_peers, *p; \
 	     p##_it < all_peers + all_npeers && ((p = *p##_it), 1); p##_it++)
+
+/* libsrcu's other read sides (fast, fast up/down, srcu_down_read()):
+ * rows of figure 1 and of the instruction counts only, right after
+ * libsrcu's; FOR_PEERS does not visit them. */
+extern const struct peer *const read_variants[];
+extern const size_t read_nvariants;
+#define FOR_READ_VARIANTS(p) \
+	for (const struct peer *const *p##_it = read_variants, *p; \
+	     p##_it < read_variants + read_nvariants && ((p = *p##_it), 1); p##_it++)
 
 /* Grace periods completed on libsrcu's bench domain (sharing ratio). */
 unsigned long srcu_peer_gps(void);
