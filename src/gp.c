@@ -49,7 +49,7 @@
 #define EXP_SPIN_NS    (200 * 1000L)      /* expedited: pause-spin ... */
 #define EXP_YIELD_NS   (2 * 1000 * 1000L) /* ... then sched_yield() spin */
 /* How long a caller spins for a running GP to end before it sleeps. */
-#define SHARE_PAUSE_NS (2 * 1000L)       /* pause-spinning, then ... */
+#define SHARE_PAUSE_NS (2 * 1000L)        /* pause-spinning, then ... */
 #define SHARE_SPIN_NS  (10 * 1000L)      /* ... sched_yield() spinning */
 
 #define now_ns() srcu__backend_now_ns()
@@ -207,14 +207,14 @@ static unsigned long shared_locks(struct srcu_struct *sp, int idx, unsigned int 
 	return sum;
 }
 
-static void add_unlocks(struct srcu__scan *scan, struct srcu__record *r, unsigned int id)
+static void add_unlocks(unsigned long sum[2], struct srcu__record *r, unsigned int id)
 {
 	/* Acquire pairs with the release in srcu_read_unlock() (C): the
 	 * section happens before what the GP's caller does next. */
 	struct srcu__slot *s = srcu__record_slot(r, id);
 
-	scan->unlocks[0] += load_acquire(&s->unlock[0]);
-	scan->unlocks[1] += load_acquire(&s->unlock[1]);
+	sum[0] += load_acquire(&s->unlock[0]);
+	sum[1] += load_acquire(&s->unlock[1]);
 }
 
 /* Sums the unlock counts of both indices (a slot's four counters share a
@@ -252,12 +252,10 @@ static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 		 * orders the section after the check's start; doc/design.md,
 		 * "Reader sets"). */
 		unsigned long bits = load_acquire(&srcu__reader_noted(id)[w]);
-		unsigned long counted = 0, u0 = 0, u1 = 0;
+		unsigned long counted = 0, sum[2] = { 0, 0 };
 		bool others = false;
 
 		for (; bits; bits &= bits - 1) {
-			struct srcu__slot *s;
-
 			i = w * SCAN_WORD_BITS + (unsigned int)__builtin_ctzl(bits);
 			/* Acquire on the owner pairs with its release in
 			 * set_owner() (reader.c): seen free, seen balanced. */
@@ -266,15 +264,12 @@ static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 				continue;
 			counted |= bits & -bits;   /* i's bit */
 			others |= r != me;
-			/* Acquire pairs with C, as in add_unlocks(). */
-			s = srcu__record_slot(r, id);
-			u0 += load_acquire(&s->unlock[0]);
-			u1 += load_acquire(&s->unlock[1]);
+			add_unlocks(sum, r, id);
 		}
 		scan->counted[w] = counted;
 		scan->others |= others;
-		scan->unlocks[0] += u0;
-		scan->unlocks[1] += u1;
+		scan->unlocks[0] += sum[0];
+		scan->unlocks[1] += sum[1];
 	}
 	if (scan->records <= SRCU__DENSE_RECORDS)
 		return;
@@ -282,7 +277,7 @@ static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 		if (r->index < SRCU__DENSE_RECORDS)
 			continue;
 		scan->others |= load_acquire(&r->tid) != 0 && r != me;
-		add_unlocks(scan, r, id);
+		add_unlocks(scan->unlocks, r, id);
 	}
 }
 
@@ -365,8 +360,6 @@ static void check_unlocks(struct srcu_struct *sp, int idx)
 	}
 }
 
-/* ---- reader checks ---- */
-
 /* ---- readers first: pacing ---- */
 
 /* gp_flags, the running GP's mode (runner's word). */
@@ -445,6 +438,16 @@ static void pace(struct srcu_struct *sp)
 	__atomic_fetch_and(&d->gp_flags, ~GP_PACING, __ATOMIC_RELAXED);
 }
 
+/* The process's heavy fence (A, W) for sp's GP: after the pacing wait
+ * of a paced GP, and urgent when the GP is expedited. */
+static void fence_private(struct srcu_struct *sp)
+{
+	pace(sp);
+	srcu__fence_heavy(gp_exp(sp));
+}
+
+/* ---- reader checks ---- */
+
 /* Fence A itself: who must execute a full fence for this check. */
 static void fence_a(struct srcu_struct *sp, const struct srcu__scan *scan)
 {
@@ -461,8 +464,7 @@ static void fence_a(struct srcu_struct *sp, const struct srcu__scan *scan)
 	if (scan->shared) {
 		srcu__fence_heavy_global();   /* A: readers in every process */
 	} else if (scan->others) {
-		pace(sp);
-		srcu__fence_heavy(gp_exp(sp));
+		fence_private(sp);
 	} else {
 		srcu__smp_mb();
 	}
@@ -483,7 +485,6 @@ static void check_fence(struct srcu_struct *sp, const struct srcu__scan *scan)
 bool srcu__gp_readers_done(struct srcu_struct *sp, int idx)
 {
 	struct srcu__scan scan;
-
 	unsigned long locks[2];
 
 	sum_unlocks(sp, &scan);
@@ -507,7 +508,6 @@ static unsigned int idle_indices(struct srcu_struct *sp, int idx)
 {
 	struct srcu__scan scan;
 	unsigned int idle = 0;
-
 	unsigned long locks[2];
 
 	sum_unlocks(sp, &scan);
@@ -526,7 +526,6 @@ static unsigned int idle_indices(struct srcu_struct *sp, int idx)
 static bool readers_look_done(struct srcu_struct *sp, int idx)
 {
 	struct srcu__scan scan;
-
 	unsigned long locks[2];
 
 	sum_unlocks(sp, &scan);
@@ -599,12 +598,10 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 	 * fence sees the flag and wakes us; each one before it is counted
 	 * by the scans below.  A shared domain's flag is in its file, seen
 	 * by readers in every process, which the global membarrier fences. */
-	if (shared(sp)) {
+	if (shared(sp))
 		srcu__fence_heavy_global();
-	} else {
-		pace(sp);
-		srcu__fence_heavy(gp_exp(sp));
-	}
+	else
+		fence_private(sp);
 	for (;;) {
 		/* Acquire pairs with the waking reader's seq-cst bump in
 		 * srcu__wake_gp(): if we see the bump we see its count. */
