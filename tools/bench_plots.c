@@ -49,7 +49,7 @@ struct panel {
 	const char *ylabel;         /* the unit, said for a reader */
 	enum better better;
 	int style;                  /* BARS or LINES */
-	struct xpos x[MAX_ITEMS];   /* none: x is the peers */
+	struct xpos x[MAX_ITEMS];   /* none: x is the peers; LINES: numbers (log axis) */
 	struct series s[MAX_ITEMS];
 	const char *xlabel;
 };
@@ -444,14 +444,15 @@ static int write_panel(FILE *gp, const char *dir, const char *file, int k,
 		fprintf(gp, "set yrange [0:%g]\n", vmax > 0 ? vmax * 1.1 : 1);
 	if (t.ns > 1)
 		fprintf(gp, "set key outside below center horizontal maxrows %d\n",
-			t.ns > 6 ? 3 : 2);
+			t.ns <= 4 ? 1 : t.ns > 6 ? 3 : 2);
 	else
 		fprintf(gp, "unset key\n");
 	if (rotated(pn, &t))
 		fprintf(gp, "set xtics rotate by 30 right\n");
 	fprintf(gp, "colors = '%s'\n", BENCH_COLORS);
 	if (pn->style == LINES)
-		fprintf(gp, "set offsets 0.2,0.2,0,0\nplot for [k=1:%d] '%s' using 0:(column(3*k-1))"
+		fprintf(gp, "set logscale x\nset offsets graph 0.06,graph 0.06,0,0\n"
+			"plot for [k=1:%d] '%s' using (real(stringcolumn(1))):(column(3*k-1))"
 			":(column(3*k)):(column(3*k+1)):xtic(1) with yerrorlines lw 2 pt 7 "
 			"lc rgb word(colors, k) title columnheader(3*k-1)\n", t.ns, path);
 	else if (spread)
