@@ -169,8 +169,6 @@ unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
 void srcu__domain_unbind(struct srcu_struct *sp, unsigned int id)
 {
 	pthread_mutex_lock(&srcu__domain_registry_lock);
-	if (srcu__reader_updown(id))
-		srcu__reader_rebalance(id);
 	store_relaxed(&srcu__domain_table[id], NULL);
 	id_free(id);
 	domain_set_id(sp, SRCU__ID_DEAD);

@@ -524,8 +524,8 @@ SRCU__HIDDEN bool srcu__reader_updown(unsigned int id);
 /* An up/down domain's sections open on idx, summed over its shared
  * counters and every thread's slot (a stall report's figure). */
 SRCU__HIDDEN unsigned long srcu__reader_updown_open(struct srcu_struct *sp, int idx);
-/* An up/down domain's cleanup: every thread's slot of id balanced
- * again.  Caller holds srcu__domain_registry_lock. */
+/* An up/down domain's cleanup, before it leaves its id: every thread's
+ * slot of id balanced again (takes srcu__domain_registry_lock). */
 SRCU__HIDDEN void srcu__reader_rebalance(unsigned int id);
 /* Live threads whose counts show they have read sp. */
 SRCU__HIDDEN unsigned int srcu__reader_threads(struct srcu_struct *sp);

@@ -76,6 +76,15 @@ int srcu_set_name(struct srcu_struct *sp, const char *name)
 
 /* ---- cleanup ---- */
 
+/* A domain with no reader inside leaves its id.  An up/down domain's
+ * slots are balanced first, while the id is still its own. */
+static void unbind(struct srcu_struct *sp, unsigned int id)
+{
+	if (srcu__reader_updown(id))
+		srcu__reader_rebalance(id);
+	srcu__domain_unbind(sp, id);
+}
+
 int cleanup_srcu_struct(struct srcu_struct *sp)
 {
 	unsigned int id;
@@ -110,7 +119,7 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 		    !srcu__gp_readers_done(sp, 0) || !srcu__gp_readers_done(sp, 1))
 			err = -EBUSY;     /* callbacks again, or readers inside */
 		else
-			srcu__domain_unbind(sp, id);
+			unbind(sp, id);
 		srcu__gp_reopen(sp);      /* callers waiting see the verdict */
 	}
 	srcu__gp_unlock(sp);   /* wakes a synchronize that arrived meanwhile */

@@ -860,16 +860,18 @@ unsigned long srcu__reader_updown_open(struct srcu_struct *sp, int idx)
 	return open > 0 ? (unsigned long)open : 0;
 }
 
-/* cleanup_srcu_struct() of an up/down domain, no section open: every
- * thread's slot of its id balanced again, so that the next domain bound
- * to the id starts from balanced slots (its per-thread checks would
- * report another thread's ups as its own mistakes).  The sums do not
- * change: the slots' imbalances add up to the shared counters', which go
- * with the domain.  Writes other threads' slots, which nobody counts in
- * now: no section of a domain being cleaned up may run, and the registry
- * lock (held by the caller) keeps the id from being bound meanwhile. */
+/* cleanup_srcu_struct() of an up/down domain, no section open, before
+ * it leaves its id: every thread's slot of the id balanced again, so
+ * that the next domain bound to the id starts from balanced slots (its
+ * per-thread checks would report another thread's ups as its own
+ * mistakes).  The sums do not change: the slots' imbalances add up to
+ * the shared counters', which go with the domain.  Writes other threads'
+ * slots, which nobody counts in now: no section of a domain being cleaned
+ * up may run; the registry lock orders this with exiting threads' hand-
+ * overs (their slots are balanced already, then). */
 void srcu__reader_rebalance(unsigned int id)
 {
+	pthread_mutex_lock(&srcu__domain_registry_lock);
 	for (struct srcu__record *r = srcu__reader_records; r; r = r->next) {
 		struct srcu__slot *s = &r->slots[id];
 
@@ -882,6 +884,7 @@ void srcu__reader_rebalance(unsigned int id)
 				store_release(&s->lock[idx], s->lock[idx] + (unsigned long)-open);
 		}
 	}
+	pthread_mutex_unlock(&srcu__domain_registry_lock);
 }
 
 static void end_slot(struct srcu__slot *s, unsigned int id, bool report)
