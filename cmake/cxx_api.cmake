@@ -3,7 +3,7 @@
 
 if(SRCU_INSTALL)
   install(FILES include/srcu.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-  install(FILES doc/cpp.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+  # doc/cpp.md: with the other docs (CMakeLists.txt).
 endif()
 
 # C++ is enabled only for the tests (top-level CMakeLists.txt).

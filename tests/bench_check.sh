@@ -5,29 +5,44 @@
 # name the figure on a FAILED line, and its SUMMARY must say which figures
 # failed or did not run instead of printing zeros for them.  A clean run
 # of the same figure exits 0 and says "failed=none".
+# With gnuplot, --plot draws figure 9's PNG, titled "Figure 9" with
+# "lower is better" on its axis, only when the figure ran: a failed run
+# leaves none, and removes an earlier run's.
 # Bug caught: `make bench` exited 0 when figure 11 stopped ("figure 11
-# stops here"), and the SUMMARY printed 0.00 for every figure not run.
+# stops here"), and the SUMMARY printed 0.00 for every figure not run;
+# --plot drew a chart for a figure that failed, titled with JSON keys.
 set -u
 bench=$1
 # A cross run: the emulator's command line goes before it (check.h).
 run() { ${SRCU_TEST_EXEC_PREFIX:-} "$bench" "$@"; }
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+plots=$(mktemp -d)
+trap 'rm -rf "$out" "$plots"' EXIT
+png=$plots/fig09-machine.png
+gnuplot --version >/dev/null 2>&1 && have_gnuplot=1 || have_gnuplot=0
 fails=0
 fail() { echo "bench_check: $*"; fails=$((fails + 1)); }
 summary() { grep '^SUMMARY ' "$out"; }
 
-(export SRCU_BENCH_FAIL=9; run --quick --no-callgrind --only 9) >"$out" 2>&1
+(export SRCU_BENCH_FAIL=9; run --quick --no-callgrind --only 9 --plot "$plots") >"$out" 2>&1
 rc=$?
+[ -e "$png" ] && fail "a failed figure 9 got a plot: $png"
 [ $rc -ne 0 ] || fail "a failed figure 9: exit status 0"
 grep -q '^FAILED: figure 9' "$out" || fail "no 'FAILED: figure 9' line"
 summary | grep -q ' failed=9\( \|$\)' || fail "SUMMARY lacks failed=9: $(summary)"
 summary | grep -q ' read_pair_ns=not-run' || fail "SUMMARY: figure 1 not run, yet: $(summary)"
 summary | grep -Eq '=(0\.0+|-?nan)( |$)' && fail "SUMMARY prints zeros: $(summary)"
 
-run --quick --no-callgrind --only 9 >"$out" 2>&1
+run --quick --no-callgrind --only 9 --plot "$plots" >"$out" 2>&1
 rc=$?
 [ $rc -eq 0 ] || { fail "a clean figure 9: exit status $rc"; cat "$out"; }
 summary | grep -q ' failed=none' || fail "clean run, SUMMARY lacks failed=none: $(summary)"
+if [ $have_gnuplot -eq 1 ]; then
+	[ -s "$png" ] || fail "a clean figure 9 drew no $png"
+	grep -q "title 'Figure 9: " "$plots/plots.gp" || fail "figure 9's plot is not titled 'Figure 9: ...'"
+	grep -q 'lower is better' "$plots/plots.gp" || fail "figure 9's axis does not say 'lower is better'"
+	(export SRCU_BENCH_FAIL=9; run --quick --no-callgrind --only 9 --plot "$plots") >/dev/null 2>&1
+	[ -e "$png" ] && fail "a failed figure 9 left the earlier run's $png"
+fi
 
 [ $fails -eq 0 ] && echo "bench_check: PASS" || { sed 's/^/  | /' "$out" | tail -5; exit 1; }

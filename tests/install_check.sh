@@ -54,6 +54,25 @@ if [ -n "$unversioned" ]; then
 	echo "install_check: exported without a version:"; echo "$unversioned"; exit 1
 fi
 [ -f "$PREFIX/share/man/man3/synchronize_srcu.3" ] || { echo "install_check: no man pages"; exit 1; }
+[ -f "$PREFIX/share/man/man7/srcu.7" ] || { echo "install_check: no srcu(7)"; exit 1; }
+
+# Every doc the installed README (or an installed doc) names is installed,
+# at the path it names (doc/api.md beside README.md).
+DOCDIR=$(dirname "$(find "$PREFIX" -name README.md | head -1)")
+missing=$(cd "$DOCDIR" && grep -o -h -E '(doc/[A-Za-z0-9_.-]+\.md|CHANGELOG\.md|LICENSE)' README.md doc/*.md |
+	sort -u | while read -r f; do [ -f "$f" ] || echo "$f"; done)
+if [ -n "$missing" ]; then
+	echo "install_check: named by the installed docs, not installed:" $missing; exit 1
+fi
+# The README's install paragraph ("`make` alone builds ...") names every
+# header, pkg-config file and library that is installed.
+para=$(sed -n '/^`make` alone builds/,/^$/p' "$DOCDIR/README.md" | tr '\n' ' ')
+for f in $(cd "$PREFIX/include" && find . -name '*.h*' | sed 's|^\./||') \
+	 $(find "$PREFIX" -name '*.pc' -exec basename {} \;) \
+	 $(find "$PREFIX" -name 'lib*.so' -exec basename {} .so \;); do
+	echo "$para" | grep -q -F "\`$f" ||
+		{ echo "install_check: README's install paragraph omits the installed $f"; exit 1; }
+done
 
 # A CMake user: find_package(srcu CONFIG), srcu::srcu and srcu::srcu_static.
 mkdir "$PREFIX/cmake-user"
@@ -148,4 +167,4 @@ CM
 	fi
 	URCU_NOTE="; libsrcu-urcu shared and static, with pkg-config srcu-urcu and srcu::srcu_urcu(_static)"
 fi
-echo "install_check: PASS (installed; pkg-config and find_package(srcu), shared and static; symbols versioned; man pages${CPP_NOTE:-}${URCU_NOTE:-})"
+echo "install_check: PASS (installed; pkg-config and find_package(srcu), shared and static; symbols versioned; man pages; every doc the README names${CPP_NOTE:-}${URCU_NOTE:-})"

@@ -110,5 +110,7 @@ void measure_shared_instructions(const char *self_path);
 
 /* The header line: which machine, which backend (bench_machine.c). */
 void print_machine(const struct bench_run *run);
+/* That line, without its newline: the plots' caption. */
+const char *machine_line(void);
 
 #endif

@@ -141,7 +141,10 @@ void figure_machine(const struct bench_run *run)
 	record("machine", "futex", "round_trip_us", rt, "us");
 }
 
+static char machine[512] = "srcu-bench: machine not printed";   /* machine_line() */
+
 /* The header line: which CPU, kernel and backend (the figures vary with them). */
+
 void print_machine(const struct bench_run *run)
 {
 	char line[256], model[256] = "unknown";
@@ -158,6 +161,12 @@ void print_machine(const struct bench_run *run)
 	if (f)
 		fclose(f);
 	uname(&u);
-	printf("srcu-bench: %s, %d CPUs, Linux %s, libsrcu backend %s%s\n", model, run->ncpu,
-	       u.release, srcu_backend(), run->quick ? ", --quick" : "");
+	snprintf(machine, sizeof(machine), "srcu-bench: %s, %d CPUs, Linux %s, libsrcu backend %s%s",
+		 model, run->ncpu, u.release, srcu_backend(), run->quick ? ", --quick" : "");
+	printf("%s\n", machine);
+}
+
+const char *machine_line(void)
+{
+	return machine;
 }

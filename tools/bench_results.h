@@ -1,6 +1,6 @@
 /*
  * bench_results.h: srcu-bench's results store and its writers (JSON,
- * CSV, and one gnuplot chart per figure).
+ * CSV; bench_plots.c draws them).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -40,10 +40,7 @@ const char *figure_why(int n);
 
 void write_json(const char *path, int cpus, const char *backend, int quick);
 void write_csv(const char *path);
-/* One bar chart per (figure, unit): peers along x, one series per metric
- * (its own colour and fill pattern), min-max error bars where recorded.
- * Writes DIR/<figure>-<n>.dat and appends the commands to gp; returns the
- * number of charts. */
-int write_figure_plots(const char *dir, FILE *gp);
+/* The i-th result recorded, in order, or NULL past the last (bench_plots.c). */
+const struct result *result_at(int i);
 
 #endif

@@ -23,8 +23,8 @@
  * sharing against urcu-memb: grace periods and membarriers shared between
  * updaters, and what a reader pays for them (--rounds N: its interleaved
  * rounds, 3 by default, 1 with --quick).  Every
- * figure is also a row of --json/--csv; --plot draws a PNG per figure and
- * unit (min-max error bars) and the latency CDF, with gnuplot.
+ * figure is also a row of --json/--csv; --plot draws a PNG per figure
+ * that ran (bench_plots.c), with gnuplot.
  * The last line is a greppable SUMMARY: a value, or "failed" or
  * "not-run" for a figure that failed or did not run ("n/a": a peer not
  * built), then failed= and not_run=, lists of figures or "none".  A
@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_plots.h"
 #include "bench_results.h"
 #include "srcu.h"
 
@@ -111,48 +112,6 @@ static int begin_figure(int n)
 	}
 	figure_ran(n);
 	return 1;
-}
-
-/* ---- output files ---- */
-
-/* The idle grace-period latency CDF per peer (each its own colour and
- * dash pattern), then one chart per figure (bench_results.c). */
-static void write_plots(const char *dir)
-{
-	char path[4200], cmd[8600];
-	int charts, cdfs;
-	FILE *f, *gp;
-
-	if (system("gnuplot --version >/dev/null 2>&1") != 0) {
-		printf("note: --plot needs gnuplot (apt-get install gnuplot-nox)\n");
-		return;
-	}
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
-	if (system(cmd) != 0)
-		return;
-	snprintf(path, sizeof(path), "%s/gp_latency_cdf.dat", dir);
-	if (!(f = fopen(path, "w")))
-		return;
-	cdfs = gp_latency_cdf(f);
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/plots.gp", dir);
-	if (!(gp = fopen(path, "w")))
-		return;
-	if (cdfs)
-		fprintf(gp, "set terminal png size 1100,600 noenhanced\n"
-			"set output '%s/gp_latency_cdf.png'\n"
-			"set title 'synchronize latency, idle reader (CDF)'\nset xlabel 'us'\n"
-			"set logscale x\nset ylabel 'fraction of calls'\nset key bottom right\n"
-			"colors = '%s'\n"
-			"plot for [i=0:%d] '%s/gp_latency_cdf.dat' index i using 1:2 with linespoints "
-			"lw 2 lc rgb word(colors, i + 1) pt i + 1 pn 8 title columnheader(1)\n",
-			dir, BENCH_COLORS, cdfs - 1, dir);
-	charts = (cdfs > 0) + write_figure_plots(dir, gp);
-	fclose(gp);
-	snprintf(cmd, sizeof(cmd), "gnuplot '%s/plots.gp'", dir);
-	if (system(cmd) == 0)
-		printf("plots: %d charts in %s (one per figure and unit, and the latency CDF)\n",
-		       charts, dir);
 }
 
 /* A run whose own relations fail says so: its figures are noise. */
