@@ -167,6 +167,7 @@ static const char *peer_label(const char *peer)
 		{ "libsrcu-fast", "libsrcu _fast" },
 		{ "libsrcu-updown", "libsrcu _fast up/down" },
 		{ "libsrcu-down", "libsrcu down_read" },
+		{ "libsrcu-gate", "srcu_gate" },
 		{ "libsrcu-urcu", "libsrcu via srcu_urcu.h" },
 		{ "libsrcu-own-domains", "libsrcu, a domain each" },
 		{ "libsrcu-no-readers", "libsrcu, no readers" },

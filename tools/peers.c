@@ -12,6 +12,7 @@
 #include <sched.h>
 
 #include "srcu.h"
+#include "srcu_gate.h"
 
 #define compiler_barrier() __asm__ __volatile__("" ::: "memory")
 
@@ -125,8 +126,32 @@ const struct peer peer_srcu_down = {
 	NULL, NULL,
 };
 
+/* srcu_gate (doc/gate.md): a section behind a gate that a reset closes;
+ * the pair a user pays where it would otherwise take a rwlock's read
+ * side around the same code. */
+static DEFINE_SRCU_GATE(bench_gate);
+
+static void srcu_gate_reads(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int tag = srcu_gate_enter(&bench_gate);
+		compiler_barrier();
+		srcu_gate_exit(&bench_gate, tag);
+	}
+}
+static int srcu_gate_lock(void) { return srcu_gate_enter(&bench_gate); }
+static void srcu_gate_unlock(int tag) { srcu_gate_exit(&bench_gate, tag); }
+static int gate_reset_nothing(void *arg) { (void)arg; return 0; }
+static void srcu_gate_sync(void) { (void)srcu_gate_reset(&bench_gate, gate_reset_nothing, NULL); }
+
+const struct peer peer_srcu_gate = {
+	"libsrcu-gate", "this library, srcu_gate_enter()/srcu_gate_exit() (doc/gate.md)", 1,
+	nothing, nothing, srcu_gate_reads, srcu_gate_lock, srcu_gate_unlock, srcu_gate_sync,
+	NULL, NULL,
+};
+
 const struct peer *const read_variants[] = {
-	&peer_srcu_fast, &peer_srcu_fast_updown, &peer_srcu_down,
+	&peer_srcu_fast, &peer_srcu_fast_updown, &peer_srcu_down, &peer_srcu_gate,
 };
 const size_t read_nvariants = sizeof(read_variants) / sizeof(read_variants[0]);
 
