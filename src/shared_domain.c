@@ -248,8 +248,10 @@ int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
 			    struct srcu_struct **spp)
 {
 	unsigned long size = srcu__shm_size(slots), have;
-	struct srcu__shm_header *h;
-	int err, b, dup;
+	/* Set by map_file() when it returns 0; initialized for gcc -O3,
+	 * which cannot see that -errno is never 0 there. */
+	struct srcu__shm_header *h = NULL;
+	int err, b, dup = -1;
 
 	if (!spp || !size || file_size(fd, &have) != 0)
 		return -EINVAL;
@@ -282,9 +284,9 @@ int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
 
 int srcu_shared_attach(int fd, struct srcu_struct **spp)
 {
-	struct srcu__shm_header *h, copy;
+	struct srcu__shm_header *h = NULL, copy;   /* as in init_srcu_struct_shared() */
 	unsigned long have;
-	int err, dup;
+	int err, dup = -1;
 	unsigned int b;
 
 	if (!spp || file_size(fd, &have) != 0 || have < SRCU__SHM_PAGE)

@@ -122,9 +122,10 @@ void measure_instructions(const char *self_path)
 	FOR_PEERS(p) {
 		if (p != &peer_srcu_exp)
 			instructions_of(p, self_path);
+		if (p == &peer_srcu)   /* its other read sides beside it, as in figure 1 */
+			FOR_READ_VARIANTS(v)
+				instructions_of(v, self_path);
 	}
-	FOR_READ_VARIANTS(p)
-		instructions_of(p, self_path);
 }
 
 /* The same for figure 11's rows (its own read loops). */

@@ -164,6 +164,9 @@ static const char *peer_label(const char *peer)
 	static const char *const names[][2] = {
 		{ "libsrcu-static", "libsrcu (.a)" },
 		{ "libsrcu-exp", "libsrcu, expedited" },
+		{ "libsrcu-fast", "libsrcu _fast" },
+		{ "libsrcu-updown", "libsrcu _fast up/down" },
+		{ "libsrcu-down", "libsrcu down_read" },
 		{ "libsrcu-urcu", "libsrcu via srcu_urcu.h" },
 		{ "libsrcu-own-domains", "libsrcu, a domain each" },
 		{ "libsrcu-no-readers", "libsrcu, no readers" },
