@@ -11,7 +11,7 @@ CTEST    = ctest --output-on-failure -j$(JOBS)
 DEPS     = scripts/deps.sh
 
 .PHONY: all configure check test sanitize asan tsan clang bench torture model install clean \
-	check-cross check-cross-ci
+	check-cross check-cross-ci docs
 
 all: configure
 	$(CMAKE) --build $(BUILD) -j$(JOBS)
@@ -79,6 +79,14 @@ bench:
 	$(DEPS) bench
 	$(MAKE) --no-print-directory all
 	$(BUILD)/srcu-bench
+
+# Every performance figure in README.md and doc/*.md rewritten from the
+# recorded run that doc/runs/current names (scripts/docs-figures.sh; the
+# ctest docs_figures checks them).  To record a new run:
+#   build/srcu-bench --json doc/runs/DATE-bench.json | tee doc/runs/DATE-bench.txt
+#   echo doc/runs/DATE-bench.json > doc/runs/current; make docs
+docs:
+	scripts/docs-figures.sh --update
 
 # 60 s of the correct flavour (TORTURE_S=... for longer), the signal and
 # fork storms, then proof that the broken flavours are caught.

@@ -215,6 +215,7 @@ static void print_and_record(const char *metric, const char *unit, double v[NPEE
 		qsort(v[p], ROUNDS, sizeof(double), cmp_double);
 		printf(" %12.0f [%.0f-%.0f]", v[p][ROUNDS / 2], v[p][0], v[p][ROUNDS - 1]);
 		record("lfht", peer_name[p], metric, v[p][ROUNDS / 2], unit);
+		record_spread("lfht", peer_name[p], metric, v[p][0], v[p][ROUNDS - 1], unit);
 	}
 	printf("   %.2fx\n", v[SRCU][ROUNDS / 2] / v[MEMB][ROUNDS / 2]);
 }

@@ -5,7 +5,11 @@
  */
 #include "bench_results.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "bench.h"
 
 /* record() drops what does not fit: figure 12 adds about 105 values. */
 #define MAX_RESULTS 2048
@@ -18,6 +22,23 @@ void record(const char *figure, const char *peer, const char *metric, double val
 {
 	if (nresults < MAX_RESULTS)
 		results[nresults++] = (struct result){ figure, peer, metric, unit, value };
+}
+
+void record_spread(const char *figure, const char *peer, const char *metric, double lo,
+		   double hi, const char *unit)
+{
+	size_t n = strlen(metric) + 5;
+	char *a = malloc(n), *b = malloc(n);   /* kept: the store holds pointers */
+
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return;
+	}
+	snprintf(a, n, "%s_min", metric);
+	snprintf(b, n, "%s_max", metric);
+	record(figure, peer, a, lo, unit);
+	record(figure, peer, b, hi, unit);
 }
 
 static const struct result *find(const char *figure, const char *peer, const char *metric)
@@ -83,25 +104,56 @@ const char *figure_why(int n)
 
 static const char *const state_name[] = { "not-run", "ran", "failed" };
 
+/* s as a JSON string's contents: quotes and backslashes escaped, control
+ * characters dropped. */
+static void json_string(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s >= 0x20)
+			fputc(*s, f);
+}
+
+/* The JSON: the machine (with the header line the text output starts
+ * with) and the date it was written (UTC, ISO 8601), each figure's
+ * outcome, then one result a line.  A result M whose spread M_min and
+ * M_max was recorded also carries them as "min" and "max" (the _min and
+ * _max rows stay too).  scripts/docs-figures.sh reads it line by line:
+ * keep one result a line. */
 void write_json(const char *path, int cpus, const char *backend, int quick)
 {
 	FILE *f = fopen(path, "w");
+	char date[32], name[256];
+	time_t now = time(NULL);
 
 	if (!f) {
 		perror(path);
 		return;
 	}
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	fprintf(f, "{\n  \"machine\": {\"cpus\": %d, \"backend\": \"%s\", \"quick\": %s},\n"
-		"  \"figures\": {", cpus, backend, quick ? "true" : "false");
+		"  \"machine_line\": \"", cpus, backend, quick ? "true" : "false");
+	json_string(f, machine_line());
+	fprintf(f, "\",\n  \"date\": \"%s\",\n  \"figures\": {", date);
 	for (int n = 1; n <= BENCH_FIGURES; n++)
 		fprintf(f, "\"%d\": \"%s\"%s", n, state_name[figures[n]],
 			n < BENCH_FIGURES ? ", " : "},\n");
 	fprintf(f, "  \"results\": [\n");
-	for (int i = 0; i < nresults; i++)
+	for (int i = 0; i < nresults; i++) {
+		const struct result *r = &results[i], *lo, *hi;
+
 		fprintf(f, "    {\"figure\": \"%s\", \"peer\": \"%s\", \"metric\": \"%s\", "
-			"\"value\": %.6g, \"unit\": \"%s\"}%s\n", results[i].figure, results[i].peer,
-			results[i].metric, results[i].value, results[i].unit,
-			i + 1 < nresults ? "," : "");
+			"\"value\": %.9g, \"unit\": \"%s\"", r->figure, r->peer, r->metric,
+			r->value, r->unit);
+		snprintf(name, sizeof(name), "%s_min", r->metric);
+		lo = find(r->figure, r->peer, name);
+		snprintf(name, sizeof(name), "%s_max", r->metric);
+		hi = find(r->figure, r->peer, name);
+		if (lo && hi)
+			fprintf(f, ", \"min\": %.9g, \"max\": %.9g", lo->value, hi->value);
+		fprintf(f, "}%s\n", i + 1 < nresults ? "," : "");
+	}
 	fprintf(f, "  ]\n}\n");
 	fclose(f);
 }

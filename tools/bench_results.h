@@ -15,6 +15,9 @@ struct result { const char *figure, *peer, *metric, *unit; double value; };
 
 void record(const char *figure, const char *peer, const char *metric, double value,
 	    const char *unit);
+/* M's spread, as M_min and M_max (the names are copied). */
+void record_spread(const char *figure, const char *peer, const char *metric, double lo,
+		   double hi, const char *unit);
 /* The value recorded, or 0. */
 double lookup(const char *figure, const char *peer, const char *metric);
 /* Was it recorded? */

@@ -463,6 +463,9 @@ static void domains_row(int n)
 	       n == 10000 ? "init_ns_10000" : "init_ns", init_ns, "ns");
 	record("scaling_domains", "libsrcu", n == 1 ? "sync_exp_us_1" : n == 100 ? "sync_exp_us_100" :
 	       n == 10000 ? "sync_exp_us_10000" : "sync_exp_us", sync_us, "us");
+	record("scaling_domains", "libsrcu", n == 1 ? "touched_b_1" : n == 100 ? "touched_b_100" :
+	       n == 1000 ? "touched_b_1000" : n == 10000 ? "touched_b_10000" : "touched_b",
+	       (double)(rss1 - rss0) * 1024 / n, "B/(thread, domain)");
 }
 
 void figure_scaling(const struct bench_run *run)

@@ -1,0 +1,306 @@
+#!/bin/sh
+# docs-figures.sh: every performance figure in README.md and doc/*.md is
+# read from a recorded run of srcu-bench (`srcu-bench --json`, kept in
+# doc/runs/ with its text output), never typed in.
+#
+#   scripts/docs-figures.sh --update [FILE...]   rewrite every marker's text from the run
+#   scripts/docs-figures.sh --check  [FILE...]   fail if a page differs from what --update
+#                                                would write, quotes a key the run lacks,
+#                                                or quotes a measurement with no marker
+#
+# FILEs default to README.md and doc/*.md (CHANGELOG.md is history, and
+# doc/runs/ holds the records themselves: neither is read).  POSIX sh and
+# awk only (CI has no python, no jq).  The grammar, in full (doc/testing.md,
+# "Figures in the documentation"):
+#
+#   <!--fig KEY [/DIV] [FORMAT]-->TEXT<!--/fig-->
+#       KEY is figure/peer/metric, the JSON result's three fields
+#       (read_pair/libsrcu/ns_1thread).  TEXT becomes FORMAT (awk printf,
+#       one conversion; `%,d` is an integer with thousands commas; default
+#       %.3g) of the value, divided by DIV if given (/1e6 for M).
+#   <!--fig ratio KEY1 KEY2 [/DIV] [FORMAT]-->TEXT<!--/fig-->
+#       the same for KEY1's value over KEY2's.
+#   <!--fig machine-->TEXT<!--/fig-->, <!--fig date-->TEXT<!--/fig-->
+#       the run's machine line (without "srcu-bench: ") and its date.
+#   <!--run PATH-->
+#       markers below it in this file read PATH (from the repository
+#       root) instead of the current run, which doc/runs/current names.
+#   <!--excerpt N...-->, a fenced block, <!--/excerpt-->  (each on its own line)
+#       the block is the run's text output (PATH.txt beside PATH.json)
+#       for figures N... (a figure's section: from its "(N) " line to
+#       the next blank line).
+#
+# A marker and its TEXT stay on one line.  A measurement outside a marker
+# is a number with a unit of time, rate or ratio (ns, us, µs, ms, s,
+# min, x, instructions, /s, M/s, k calls/s, ...) or an m:ss time, in prose: fenced and indented code
+# blocks, `code spans` and HTML comments are not read.  A number that is
+# no measurement (a design constant: the 10 ms dead-owner interval) is
+# listed in scripts/docs-figures.allow with the reason; an entry that
+# matches no line is reported too.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+mode=${1:-}
+case $mode in
+--update|--check) shift ;;
+*) echo "usage: $0 --update|--check [FILE...]" >&2; exit 2 ;;
+esac
+[ $# -gt 0 ] || set -- README.md doc/*.md
+current=$(sed -n '1{s/[[:space:]]*$//;p;}' doc/runs/current 2>/dev/null)
+if [ -z "$current" ] || [ ! -f "$current" ]; then
+	echo "docs-figures: doc/runs/current names no run ('$current')" >&2
+	exit 2
+fi
+allow=scripts/docs-figures.allow
+used=$(mktemp)
+trap 'rm -f "$used" "$used".out' EXIT
+status=0
+
+for f in "$@"; do
+	awk -v mode="$mode" -v current="$current" -v allowfile="$allow" -v used="$used" '
+function die(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg; bad = 1 }
+
+# The run at path p, loaded once: its results by "figure/peer/metric",
+# its machine line and date (the .txt and the file name where the JSON
+# predates them).
+function load(p,    line, k, v, fig, peer, met, txt) {
+	if (p in loaded)
+		return loaded[p]
+	loaded[p] = 0
+	while ((getline line < p) > 0) {
+		if (line ~ /"figure": *"[^"]*", *"peer"/) {
+			fig = field(line, "figure"); peer = field(line, "peer"); met = field(line, "metric")
+			v = line; sub(/.*"value": */, "", v); sub(/[,}].*/, "", v)
+			val[p, fig "/" peer "/" met] = v + 0
+			loaded[p] = 1
+		} else if (line ~ /^ *"machine_line": /)
+			mline[p] = field(line, "machine_line")
+		else if (line ~ /^ *"date": /)
+			rdate[p] = field(line, "date")
+	}
+	close(p)
+	if (!loaded[p])
+		die("no results in " p)
+	if (!((p) in mline)) {
+		txt = p; sub(/\.json$/, ".txt", txt)
+		while ((getline line < txt) > 0)
+			if (line ~ /^srcu-bench: /) { mline[p] = line; break }
+		close(txt)
+	}
+	if (!((p) in rdate)) {
+		k = p; sub(/.*\//, "", k)
+		rdate[p] = k ~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]/ ? substr(k, 1, 10) : "?"
+	}
+	return loaded[p]
+}
+function field(line, name,    s) {
+	s = line
+	if (!sub(".*\"" name "\": *\"", "", s))
+		return ""
+	sub(/".*/, "", s)
+	return s
+}
+function ticks(s) { return gsub(/`/, "`", s) }
+function commas(n,    s, neg) {
+	s = sprintf("%.0f", n); neg = ""
+	if (s ~ /^-/) { neg = "-"; s = substr(s, 2) }
+	while (s ~ /[0-9][0-9][0-9][0-9]/)
+		if (!sub(/[0-9][0-9][0-9]($|,)/, ",&", s))
+			break
+	sub(/^,/, "", s); gsub(/,,/, ",", s)
+	return neg s
+}
+function fmtval(fmt, v,    pre, post) {
+	if (index(fmt, "%,d")) {
+		pre = substr(fmt, 1, index(fmt, "%,d") - 1); post = substr(fmt, index(fmt, "%,d") + 3)
+		return pre commas(v) post
+	}
+	return sprintf(fmt, v)
+}
+# The text marker spec s (what follows "fig ") stands for, or "" with
+# err set.
+function render(s,    w, n, i, a, b, div, fmt, p) {
+	err = ""
+	p = run
+	n = split(s, w, " ")
+	if (s == "machine" || s == "date") {
+		if (!load(p)) { err = "no run " p; return "" }
+		if (s == "date")
+			return substr(rdate[p], 1, 10)
+		s = mline[p]; sub(/^srcu-bench: /, "", s)
+		return s
+	}
+	i = 1
+	if (w[1] == "ratio") {
+		if (n < 3) { err = "ratio wants two keys"; return "" }
+		a = w[2]; b = w[3]; i = 4
+	} else {
+		a = w[1]; b = ""; i = 2
+	}
+	div = 1
+	if (i <= n && w[i] ~ /^\/[0-9.eE+-]+$/) { div = substr(w[i], 2) + 0; i++ }
+	fmt = ""
+	for (; i <= n; i++)
+		fmt = fmt (fmt == "" ? "" : " ") w[i]
+	if (fmt == "")
+		fmt = "%.3g"
+	if (!load(p)) { err = "no run " p; return "" }
+	if (!((p, a) in val)) { err = "key " a " is not in " p; return "" }
+	if (b != "" && !((p, b) in val)) { err = "key " b " is not in " p; return "" }
+	if (b != "" && val[p, b] == 0) { err = "key " b " is 0 in " p; return "" }
+	return fmtval(fmt, (b != "" ? val[p, a] / val[p, b] : val[p, a]) / div)
+}
+# The run text for figures "1 6 8" of run p: the section of each of the
+# .txt, from its "(N) " line to the next blank line.
+function excerpt(figs, p,    txt, line, w, n, i, want, on, out) {
+	err = ""
+	txt = p; sub(/\.json$/, ".txt", txt)
+	n = split(figs, w, " ")
+	for (i = 1; i <= n; i++) want[w[i]] = 1
+	out = ""; on = 0
+	while ((getline line < txt) > 0) {
+		if (line ~ /^\([0-9]+[a-z]?\) /) {
+			i = line; sub(/^\(/, "", i); sub(/[a-z]?\).*/, "", i)
+			if (i in want) {
+				if (out != "" && !on) out = out "\n"
+				on = 1
+			}
+		} else if (line == "")
+			on = 0
+		if (on)
+			out = out line "\n"
+	}
+	close(txt)
+	if (out == "") err = "no figure " figs " in " txt
+	return out
+}
+BEGIN {
+	run = current
+	while ((getline line < allowfile) > 0) {
+		if (line ~ /^(#|$)/)
+			continue
+		nallow++
+		if (!match(line, /  # ./) || !index(line, ": ")) {
+			print allowfile ": not FILE: FRAGMENT  # REASON: " line > "/dev/stderr"
+			bad = 1
+			continue
+		}
+		afile[nallow] = substr(line, 1, index(line, ": ") - 1)
+		afrag[nallow] = substr(line, length(afile[nallow]) + 3, RSTART - length(afile[nallow]) - 3)
+	}
+	close(allowfile)
+	unit = "^(:[0-5][0-9]| ?(ns|us|µs|ms|s|sec|second|seconds|min|minutes|hours|x|instructions|[kM]? ?(calls|callbacks|lookups|deletions|updates)?/s))"
+}
+# Inside an excerpt: its old lines are dropped (and compared), the new
+# ones written at its end.
+inexc {
+	if ($0 ~ /^<!--\/excerpt-->/) {
+		if (old != new) {
+			if (mode == "--check")
+				printf "%s:%d: excerpt %s: the block differs from %s (run --update)\n", FILENAME, excline, excfigs, run
+			changed = 1
+		}
+		printf "%s", new > out
+		print > out
+		inexc = 0
+	} else
+		old = old $0 "\n"
+	next
+}
+{
+	line = $0; res = ""; scan = ""
+	if (line ~ /^ ? ? ?(```|~~~)/) fence = !fence
+	incode = fence || line ~ /^ ? ? ?(```|~~~)/ || (line ~ /^(    |\t)/ && (prevblank || previndent))
+	previndent = incode && !fence && line !~ /^ ? ? ?(```|~~~)/
+	prevblank = line ~ /^[ \t]*$/
+	if (match(line, /<!--run [^>]*-->/) && ticks(substr(line, 1, RSTART - 1)) % 2 == 0) {
+		run = substr(line, RSTART + 8, RLENGTH - 11)
+		if (run == "current") run = current
+		if (!load(run)) die("no run " run)
+	}
+	if (match(line, /^<!--excerpt [0-9 ]+-->/)) {
+		excfigs = substr(line, 13, RLENGTH - 15); excline = FNR
+		new = "```\n" excerpt(excfigs, run) "```\n"
+		if (err != "") die(err)
+		print > out
+		inexc = 1; old = ""
+		next
+	}
+	while (match(line, /<!--fig [^>]*-->/)) {
+		if ((ticks(res) + ticks(substr(line, 1, RSTART - 1))) % 2) {
+			# In a code span: an example, not a marker.
+			res = res substr(line, 1, RSTART + RLENGTH - 1)
+			scan = scan substr(line, 1, RSTART + RLENGTH - 1)
+			line = substr(line, RSTART + RLENGTH)
+			continue
+		}
+		spec = substr(line, RSTART + 8, RLENGTH - 11)
+		res = res substr(line, 1, RSTART + RLENGTH - 1)
+		scan = scan substr(line, 1, RSTART - 1) " "
+		line = substr(line, RSTART + RLENGTH)
+		e = index(line, "<!--/fig-->")
+		if (!e) { die("<!--fig " spec "--> without <!--/fig--> on its line"); break }
+		quoted = substr(line, 1, e - 1)
+		want = render(spec)
+		if (err != "") { die(err); want = quoted }
+		else if (want != quoted) {
+			changed = 1
+			if (mode == "--check")
+				printf "%s:%d: %s: quoted \"%s\", recorded \"%s\" (%s)\n", FILENAME, FNR, spec, quoted, want, run
+		}
+		res = res want "<!--/fig-->"
+		line = substr(line, e + 11)
+	}
+	res = res line; scan = scan line
+	print res > out
+	if (incode)
+		next
+	# What is left to read: no allowed fragment, code span or comment.
+	for (i = 1; i <= nallow; i++)
+		if (afile[i] == FILENAME && index(scan, afrag[i])) {
+			print i >> used
+			while ((k = index(scan, afrag[i])) > 0)
+				scan = substr(scan, 1, k - 1) " " substr(scan, k + length(afrag[i]))
+		}
+	gsub(/`[^`]*`/, " ", scan)
+	gsub(/<!--[^>]*-->/, " ", scan)
+	s = scan
+	while (match(s, /[0-9][0-9.,]*/)) {
+		pre = RSTART > 1 ? substr(s, RSTART - 1, 1) : " "
+		num = substr(s, RSTART, RLENGTH); rest = substr(s, RSTART + RLENGTH)
+		while (num ~ /[.,]$/) { rest = substr(num, length(num)) rest; num = substr(num, 1, length(num) - 1) }
+		if (pre !~ /[A-Za-z0-9_^]/ && match(rest, unit)) {
+			after = substr(rest, RLENGTH + 1, 1)
+			if (after !~ /[A-Za-z0-9_]/) {
+				printf "%s:%d: unmarked measurement \"%s%s\": mark it (<!--fig KEY-->), or list it in %s\n", FILENAME, FNR, num, substr(rest, 1, RLENGTH), allowfile
+				bad = 1
+			}
+		}
+		s = rest
+	}
+}
+END {
+	if (inexc) die("<!--excerpt--> without <!--/excerpt-->")
+	if (mode == "--check" && changed) bad = 1
+	exit bad ? 1 : (changed ? 3 : 0)
+}' out="$used.out" "$f"
+	rc=$?
+	case $rc in
+	0) ;;
+	3) if [ "$mode" = --update ]; then cp "$used.out" "$f" && echo "docs-figures: updated $f"; fi ;;
+	*) status=1 ;;
+	esac
+done
+
+# An allowlist entry that excuses nothing is stale (only when every page was read).
+if [ "$mode" = --check ] && [ "$#" -gt 0 ] && [ -f "$allow" ]; then
+	n=0
+	while IFS= read -r line; do
+		case $line in ''|'#'*) continue ;; esac
+		n=$((n + 1))
+		f=${line%%: *}
+		case " $* " in *" $f "*) ;; *) continue ;; esac
+		grep -qx "$n" "$used" || { echo "$allow: stale entry (matches no line): $line"; status=1; }
+	done < "$allow"
+fi
+[ $status -eq 0 ] && [ "$mode" = --check ] && echo "docs-figures: every figure matches $current"
+exit $status
