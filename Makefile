@@ -85,8 +85,16 @@ bench:
 # ctest docs_figures checks them).  To record a new run:
 #   build/srcu-bench --json doc/runs/DATE-bench.json | tee doc/runs/DATE-bench.txt
 #   echo doc/runs/DATE-bench.json > doc/runs/current; make docs
-docs:
+# The figures of README.md and doc/*.md, and the plots in doc/plots/ (the
+# README shows them), from the run doc/runs/current names.
+PLOTS = fig01-read-pair fig03-gp-latency fig04-sync-throughput fig06-isolation fig08-call
+docs: all
 	scripts/docs-figures.sh --update
+	@if command -v gnuplot >/dev/null; then \
+		rm -rf $(BUILD)/plots && \
+		$(BUILD)/srcu-bench --from "$$(cat doc/runs/current)" --plot $(BUILD)/plots && \
+		for p in $(PLOTS); do cp $(BUILD)/plots/$$p.png doc/plots/; done; \
+	else echo "make docs: plots left as they are (apt-get install gnuplot-nox to redraw them)"; fi
 
 # 60 s of the correct flavour (TORTURE_S=... for longer), the signal and
 # fork storms, then proof that the broken flavours are caught.

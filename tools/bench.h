@@ -112,5 +112,7 @@ void measure_shared_instructions(const char *self_path);
 void print_machine(const struct bench_run *run);
 /* That line, without its newline: the plots' caption. */
 const char *machine_line(void);
+/* A recorded run's line instead (srcu-bench --from). */
+void set_machine_line(const char *line);
 
 #endif

@@ -170,3 +170,8 @@ const char *machine_line(void)
 {
 	return machine;
 }
+
+void set_machine_line(const char *line)
+{
+	snprintf(machine, sizeof(machine), "%s", line);
+}

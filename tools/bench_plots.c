@@ -578,6 +578,9 @@ int write_plots(const char *dir)
 	if (system(path) != 0)
 		return 0;
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+	if (*loaded_run_date())   /* drawn from a recorded run: its date */
+		snprintf(date, sizeof(date), "%.10s %.5s UTC", loaded_run_date(),
+			 loaded_run_date() + 11);
 	snprintf(caption, sizeof(caption), "%s\\n%s; bars: medians, whiskers: min-max over "
 		 "rounds where recorded", machine_line(), date);
 	snprintf(path, sizeof(path), "%s/plots.gp", dir);

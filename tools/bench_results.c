@@ -177,3 +177,81 @@ const struct result *result_at(int i)
 {
 	return i >= 0 && i < nresults ? &results[i] : NULL;
 }
+
+/* ---- reading a recorded run back (srcu-bench --from FILE --plot DIR) ---- */
+
+static char run_date[32];   /* the loaded run's date, or "" */
+
+const char *loaded_run_date(void)
+{
+	return run_date;
+}
+
+/* The string value of "key": "..." in line, unescaped into out. */
+static int json_field(const char *line, const char *key, char *out, size_t len)
+{
+	char pat[64];
+	const char *p;
+	size_t n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\": \"", key);
+	if (!(p = strstr(line, pat)))
+		return 0;
+	for (p += strlen(pat); *p && *p != '"' && n + 1 < len; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		out[n++] = *p;
+	}
+	out[n] = 0;
+	return 1;
+}
+
+/* The number after "key": in line. */
+static int json_number(const char *line, const char *key, double *v)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	return (p = strstr(line, pat)) && sscanf(p + strlen(pat), "%lf", v) == 1;
+}
+
+/* Each result line, the figures' outcomes, the machine line and the date
+ * of a JSON that write_json() wrote (one result a line), into the store:
+ * 0, or -1 if it cannot be read. */
+int load_json(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024], fig[64], peer[128], metric[128], unit[32];
+	double v;
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (json_field(line, "machine_line", line, sizeof(line))) {
+			set_machine_line(line);
+		} else if (json_field(line, "date", run_date, sizeof(run_date))) {
+			continue;
+		} else if (strstr(line, "\"figures\": {")) {
+			for (int n = 1; n <= BENCH_FIGURES; n++) {
+				char key[8], state[16];
+
+				snprintf(key, sizeof(key), "%d", n);
+				if (json_field(line, key, state, sizeof(state)) && !strcmp(state, "ran"))
+					figure_ran(n);
+			}
+		} else if (json_field(line, "figure", fig, sizeof(fig)) &&
+			   json_field(line, "peer", peer, sizeof(peer)) &&
+			   json_field(line, "metric", metric, sizeof(metric)) &&
+			   json_number(line, "value", &v)) {
+			if (!json_field(line, "unit", unit, sizeof(unit)))
+				unit[0] = 0;
+			/* kept: the store holds pointers */
+			record(strdup(fig), strdup(peer), strdup(metric), v, strdup(unit));
+		}
+	}
+	fclose(f);
+	return 0;
+}

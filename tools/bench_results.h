@@ -43,6 +43,10 @@ const char *figure_why(int n);
 
 void write_json(const char *path, int cpus, const char *backend, int quick);
 void write_csv(const char *path);
+/* A recorded run read back (srcu-bench --from): 0, or -1.  Its date
+ * (ISO 8601), or "" if none was loaded. */
+int load_json(const char *path);
+const char *loaded_run_date(void);
 /* The i-th result recorded, in order, or NULL past the last (bench_plots.c). */
 const struct result *result_at(int i);
 

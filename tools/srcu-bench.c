@@ -6,6 +6,7 @@
  *
  *   srcu-bench [--quick] [--only FIGURES] [--rounds N] [--json FILE] [--csv FILE]
  *              [--plot DIR] [--no-callgrind]
+ *   srcu-bench --from RUN.json --plot DIR   (a recorded run's plots)
  *
  * Figures: (1) read-side pair cost, 1 thread and all cores, with
  * instructions per pair from callgrind; (2) the same while another thread
@@ -228,7 +229,7 @@ static void print_summary(void)
 /* What the command line asks for: the figures' options and the outputs. */
 struct options {
 	struct bench_run run;
-	const char *json, *csv, *plot;
+	const char *json, *csv, *plot, *from;
 	int read_pair_only;
 };
 
@@ -241,6 +242,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			{ "json", required_argument, 0, 'j' },
 			{ "csv", required_argument, 0, 'c' },
 			{ "plot", required_argument, 0, 'p' },
+			{ "from", required_argument, 0, 'F' },
 			{ "only", required_argument, 0, 'o' },
 			{ "rounds", required_argument, 0, 'R' },
 			{ "no-callgrind", no_argument, 0, 'n' },
@@ -258,6 +260,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'j': o->json = optarg; break;
 		case 'c': o->csv = optarg; break;
 		case 'p': o->plot = optarg; break;
+		case 'F': o->from = optarg; break;
 		case 'o': only = optarg; break;
 		case 'R':
 			o->run.rounds = atoi(optarg);
@@ -271,7 +274,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'i': return instr_child(optarg);
 		default:
 			fprintf(stderr, "usage: %s [--quick] [--only FIGURES] [--rounds N] [--json FILE]"
-				" [--csv FILE] [--plot DIR] [--no-callgrind]\n", argv[0]);
+				" [--csv FILE] [--plot DIR] [--from FILE] [--no-callgrind]\n", argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -295,6 +298,16 @@ int main(int argc, char **argv)
 		o.run.ncpu = 64;
 	if (o.read_pair_only) {   /* for srcu-bench's "libsrcu (.a)" row */
 		printf("%.3f\n", read_pair_ns(o.run.quick));
+		return 0;
+	}
+	if (o.from) {   /* draw a recorded run's plots; measure nothing */
+		if (!o.plot) {
+			fprintf(stderr, "%s: --from FILE draws FILE's plots: give --plot DIR\n", argv[0]);
+			return 2;
+		}
+		if (load_json(o.from) != 0)
+			return 1;
+		write_plots(o.plot);
 		return 0;
 	}
 	bench_update_init();
