@@ -251,8 +251,10 @@ unsigned long srcu_shared_size(unsigned int slots);
 /* Make fd (read-write; grown to the size, its bytes zeroed) a domain
  * named name (47 bytes kept), attached, in *spp.  0, -EINVAL, -EEXIST
  * (fd holds a domain), -ENOSPC (this process has 8 attached), -ENOSYS
- * (no global membarrier), -EACCES (no /proc/self/stat), or the errno of a
- * failed ftruncate() or mmap(). */
+ * (no global membarrier), -EACCES (no /proc/self/task/<tid>/stat: no
+ * identity), -EOPNOTSUPP (pages other than 4 KiB, or a copy of the
+ * library's waiting flags not page-aligned), or the errno of a failed
+ * ftruncate(), mmap() or fcntl(F_DUPFD_CLOEXEC). */
 int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
 			    struct srcu_struct **spp);
 /* Attach from another process (fork children are attached already): 0,
@@ -260,7 +262,7 @@ int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
  * process of another data model: 32/64-bit, byte order), -EADDRINUSE (its id
  * block is taken here), -EALREADY, -EXDEV (another pid or time
  * namespace), -ENOSPC (no slot free), -EBUSY (a pre-exec image of this
- * process is still attached), -ENOSYS, -EACCES. */
+ * process is still attached), -ENOSYS, -EACCES, -EOPNOTSUPP. */
 int srcu_shared_attach(int fd, struct srcu_struct **spp);
 /* Slots for up to threads threads of this process: 0, or -ENOSPC with
  * nothing reserved.  A thread past the reservation takes a free slot at
