@@ -297,6 +297,10 @@ void figure_wakeup(const struct bench_run *run)
 		printf("%-16s %10.1f %10.1f\n", p->name, p50, v[n - 1]);
 		record("wakeup", p->name, "p50", p50, "us");
 		record("wakeup", p->name, "max", v[n - 1], "us");
+		/* n repetitions of the whole experiment (a fresh reader, a fresh
+		 * section, one synchronize): p50 is their median, its spread
+		 * their min-max, as figure 1's (v is sorted). */
+		record_spread("wakeup", p->name, "p50", v[0], v[n - 1], "us");
 	}
 	printf("(urcu-qsbr is left out: its readers may not sleep)\n");
 }
