@@ -7,6 +7,11 @@
 #   scripts/docs-figures.sh --check  [FILE...]   fail if a page differs from what --update
 #                                                would write, quotes a key the run lacks,
 #                                                or quotes a measurement with no marker
+#   scripts/docs-figures.sh --compare NEW.json [FILE...]
+#                                                each key the pages quote: the current
+#                                                run's value [min-max], NEW's, and "inside" or
+#                                                "OUTSIDE" the spread, or "no-spread (N% apart)";
+#                                                fails if one is OUTSIDE or missing from NEW
 #
 # FILEs default to README.md and doc/*.md (CHANGELOG.md is history, and
 # doc/runs/ holds the records themselves: neither is read).  POSIX sh and
@@ -39,10 +44,122 @@
 # matches no line is reported too.
 set -u
 cd "$(dirname "$0")/.." || exit 2
+
+# Both awk programs: the string field NAME of a JSON result line.
+awk_common='
+function field(line, name,    s) {
+	s = line
+	if (!sub(".*\"" name "\": *\"", "", s))
+		return ""
+	sub(/".*/, "", s)
+	return s
+}
+'
+
+# --compare NEW.json: the keys the pages quote (every marker's, as
+# --check reads them; a ratio's two keys), each compared with the run
+# the pages quote: inside its min-max, OUTSIDE it, or no-spread.
+compare() {
+	new=$1; shift
+	if [ ! -f "$new" ]; then
+		echo "docs-figures: no run $new" >&2
+		exit 2
+	fi
+	awk -v current="$current" -v new="$new" "$awk_common"'
+function num(line, name,    s) {
+	s = line
+	if (!sub(".*\"" name "\": *", "", s))
+		return ""
+	sub(/[,}].*/, "", s)
+	return s
+}
+# Run p: value, and its "min"/"max" where it has them, by figure/peer/metric.
+function load(p, v, lo, hi,    line, k, n) {
+	n = 0
+	while ((getline line < p) > 0) {
+		if (line !~ /"figure": *"[^"]*", *"peer"/)
+			continue
+		k = field(line, "figure") "/" field(line, "peer") "/" field(line, "metric")
+		v[k] = num(line, "value") + 0
+		if (line ~ /"min": / && line ~ /"max": /) {
+			lo[k] = num(line, "min") + 0; hi[k] = num(line, "max") + 0
+		}
+		n++
+	}
+	close(p)
+	return n
+}
+function ticks(s) { return gsub(/`/, "`", s) }
+function want(k) {
+	if (k in seen) return
+	seen[k] = 1; keys[++nkeys] = k
+}
+function g(x) { return sprintf("%.6g", x) }
+BEGIN {
+	if (!load(current, rv, rlo, rhi)) { print "docs-figures: no results in " current > "/dev/stderr"; exit 2 }
+	if (!load(new, nv, nlo, nhi)) { print "docs-figures: no results in " new > "/dev/stderr"; exit 2 }
+}
+# The markers, as --update reads them: not in a code span; <!--run-->
+# pins those below it to another run, which a new run does not change.
+FNR == 1 { run = current }
+{
+	line = $0; before = ""
+	if (match(line, /<!--run [^>]*-->/) && ticks(substr(line, 1, RSTART - 1)) % 2 == 0) {
+		run = substr(line, RSTART + 8, RLENGTH - 11)
+		if (run == "current") run = current
+	}
+	while (match(line, /<!--fig [^>]*-->/)) {
+		code = (ticks(before) + ticks(substr(line, 1, RSTART - 1))) % 2
+		spec = substr(line, RSTART + 8, RLENGTH - 11)
+		before = before substr(line, 1, RSTART + RLENGTH - 1)
+		line = substr(line, RSTART + RLENGTH)
+		if (code || spec == "machine" || spec == "date")
+			continue
+		n = split(spec, w, " ")
+		if (run != current) {
+			for (i = (w[1] == "ratio" ? 2 : 1); i <= (w[1] == "ratio" ? 3 : 1); i++)
+				if (!((w[i]) in pinned)) pinned[w[i]] = run
+			continue
+		}
+		if (w[1] == "ratio") { want(w[2]); want(w[3]) } else want(w[1])
+	}
+}
+END {
+	for (i = 1; i <= nkeys; i++) {
+		k = keys[i]
+		if (!(k in rv)) { printf "%s: not in %s (--check reports it)\n", k, current; unrec++; continue }
+		rec = g(rv[k]) ((k in rlo) ? " [" g(rlo[k]) "-" g(rhi[k]) "]" : "")
+		if (!(k in nv)) {
+			printf "%s  recorded %s  new -  MISSING\n", k, rec; missing++; continue
+		}
+		if (k in rlo) {
+			if (nv[k] >= rlo[k] && nv[k] <= rhi[k]) { verdict = "inside"; inside++ }
+			else { verdict = "OUTSIDE"; outside++ }
+		} else {
+			if (rv[k] == nv[k]) apart = 0
+			else if (rv[k] == 0) apart = -1
+			else apart = (nv[k] - rv[k]) / rv[k] * 100
+			if (apart < 0) apart = -apart
+			verdict = sprintf("no-spread (%s%% apart)", rv[k] == 0 && nv[k] != 0 ? "inf" : sprintf("%.0f", apart))
+			nospread++
+		}
+		printf "%s  recorded %s  new %s  %s\n", k, rec, g(nv[k]), verdict
+	}
+	for (k in pinned) { printf "%s: pinned to %s by <!--run-->, not compared\n", k, pinned[k]; npinned++ }
+	printf "docs-figures: %s against %s: %d keys: %d inside, %d OUTSIDE, %d no-spread, %d missing%s%s\n",
+		new, current, nkeys, inside, outside, nospread, missing,
+		unrec ? sprintf(", %d not in the recorded run", unrec) : "", npinned ? sprintf(" (%d pinned)", npinned) : ""
+	exit (outside || missing) ? 1 : 0
+}' "$@"
+	exit $?
+}
 mode=${1:-}
 case $mode in
 --update|--check) shift ;;
-*) echo "usage: $0 --update|--check [FILE...]" >&2; exit 2 ;;
+--compare) [ $# -ge 2 ] || { echo "usage: $0 --compare NEW.json [FILE...]" >&2; exit 2; }
+	newrun=$2; shift 2
+	case $newrun in /*) ;; *) newrun=$OLDPWD/$newrun ;; esac ;;   # cd set OLDPWD
+*) echo "usage: $0 --update|--check [FILE...] | --compare NEW.json [FILE...]" >&2; exit 2 ;;
 esac
 [ $# -gt 0 ] || set -- README.md doc/*.md
 current=$(sed -n '1{s/[[:space:]]*$//;p;}' doc/runs/current 2>/dev/null)
@@ -50,13 +167,14 @@ if [ -z "$current" ] || [ ! -f "$current" ]; then
 	echo "docs-figures: doc/runs/current names no run ('$current')" >&2
 	exit 2
 fi
+[ "$mode" = --compare ] && compare "$newrun" "$@"
 allow=scripts/docs-figures.allow
 used=$(mktemp)
 trap 'rm -f "$used" "$used".out' EXIT
 status=0
 
 for f in "$@"; do
-	awk -v mode="$mode" -v current="$current" -v allowfile="$allow" -v used="$used" '
+	awk -v mode="$mode" -v current="$current" -v allowfile="$allow" -v used="$used" "$awk_common"'
 function die(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg; bad = 1 }
 
 # The run at path p, loaded once: its results by "figure/peer/metric",
@@ -91,13 +209,6 @@ function load(p,    line, k, v, fig, peer, met, txt) {
 		rdate[p] = k ~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]/ ? substr(k, 1, 10) : "?"
 	}
 	return loaded[p]
-}
-function field(line, name,    s) {
-	s = line
-	if (!sub(".*\"" name "\": *\"", "", s))
-		return ""
-	sub(/".*/, "", s)
-	return s
 }
 function ticks(s) { return gsub(/`/, "`", s) }
 function commas(n,    s, neg) {
