@@ -60,9 +60,9 @@ fi
 # at the path it names (doc/api.md beside README.md).
 DOCDIR=$(dirname "$(find "$PREFIX" -name README.md | head -1)")
 # Recorded runs and plots too (doc/runs/..., doc/plots/...); a name with
-# DATE or NAME in it is a pattern, not a file.
+# an upper-case placeholder (DATE, NAME, ...) is a pattern, not a file.
 missing=$(cd "$DOCDIR" && grep -o -h -E '(doc/[A-Za-z0-9_./-]+\.(md|png|json|txt)|CHANGELOG\.md|LICENSE)' \
-		README.md doc/*.md | grep -v -e DATE -e NAME |
+		README.md doc/*.md | grep -v -E "/[A-Z]+[.-]" |
 	sort -u | while read -r f; do [ -f "$f" ] || echo "$f"; done)
 if [ -n "$missing" ]; then
 	echo "install_check: named by the installed docs, not installed:" $missing; exit 1
