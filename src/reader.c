@@ -451,12 +451,17 @@ static void check_kind(struct srcu_struct *sp, unsigned int used, const char *op
 			   section_kind_name(used));
 }
 
-/* The domain of word's id, for check_kind() (NULL: none bound, e.g. a
- * garbage domain's spill slot: nothing to check). */
+/* The domain bound to id, or NULL (none bound, e.g. a garbage domain's
+ * spill slot). */
+static struct srcu_struct *domain_of_id(unsigned int id)
+{
+	return id < SRCU__MAX_IDS ? load_relaxed(&srcu__domain_table[id]) : NULL;
+}
+
+/* check_kind() on the domain of word's id, if one is bound. */
 static void check_word_kind(unsigned int word, unsigned int used, const char *op)
 {
-	unsigned int id = word / SRCU__SLOT_WORDS;
-	struct srcu_struct *sp = id < SRCU__MAX_IDS ? load_relaxed(&srcu__domain_table[id]) : NULL;
+	struct srcu_struct *sp = domain_of_id(word / SRCU__SLOT_WORDS);
 
 	if (sp)
 		check_kind(sp, used, op);
@@ -464,7 +469,7 @@ static void check_word_kind(unsigned int word, unsigned int used, const char *op
 
 bool srcu__reader_updown(unsigned int id)
 {
-	struct srcu_struct *sp = id < SRCU__MAX_IDS ? load_relaxed(&srcu__domain_table[id]) : NULL;
+	struct srcu_struct *sp = domain_of_id(id);
 
 	return sp && load_relaxed(&sp->srcu__reader_kind) == SRCU__KIND_FAST_UPDOWN;
 }
@@ -483,8 +488,7 @@ static const char *lock_op(unsigned int kind)
 
 void srcu__read_lock_note(unsigned int word)
 {
-	check_word_kind(word, SRCU__KIND_ANY, "srcu_read_lock");
-	note_reader(word / SRCU__SLOT_WORDS, (unsigned long *)srcu__slots + word);
+	srcu__read_lock_note_kind(word, SRCU__KIND_ANY);
 }
 
 void srcu__read_lock_note_kind(unsigned int word, unsigned int kind)
