@@ -75,15 +75,27 @@ check-cross:
 check-cross-ci:
 	JOBS=$(CROSS_JOBS) scripts/check-cross.sh --ci aarch64 armhf
 
+# The side-by-side benchmark, every figure in rounds (srcu-bench --rounds),
+# its output and JSON kept in build/bench-run.{txt,json}; then how far
+# each figure the docs quote moved from the recorded run (doc/runs/current)
+# against the spread either run measured (scripts/docs-figures.sh
+# --compare, informational: a benchmark measures, it does not fail on
+# noise).  The exit status is srcu-bench's: non-zero if a figure failed.
+BENCH_RUN = $(BUILD)/bench-run
 bench:
 	$(DEPS) bench
 	$(MAKE) --no-print-directory all
-	$(BUILD)/srcu-bench
+	@{ $(BUILD)/srcu-bench --json $(BENCH_RUN).json; echo $$? >$(BENCH_RUN).rc; } | \
+		tee $(BENCH_RUN).txt
+	@echo; echo "The docs' figures against this run (full list: $(BENCH_RUN).compare):"
+	@scripts/docs-figures.sh --compare $(BENCH_RUN).json >$(BENCH_RUN).compare 2>&1; \
+		grep -E '  (OUTSIDE \(|no-spread, CHANGED|MISSING$$)' $(BENCH_RUN).compare; tail -1 $(BENCH_RUN).compare
+	@exit $$(cat $(BENCH_RUN).rc)
 
 # Every performance figure in README.md and doc/*.md rewritten from the
 # recorded run that doc/runs/current names (scripts/docs-figures.sh; the
-# ctest docs_figures checks them).  To record a new run:
-#   build/srcu-bench --json doc/runs/DATE-bench.json | tee doc/runs/DATE-bench.txt
+# ctest docs_figures checks them).  To record a new run: make bench, then
+#   cp build/bench-run.json doc/runs/DATE-bench.json; cp build/bench-run.txt doc/runs/DATE-bench.txt
 #   echo doc/runs/DATE-bench.json > doc/runs/current; make docs
 # The figures of README.md and doc/*.md, and the plots in doc/plots/ (the
 # README shows them), from the run doc/runs/current names.

@@ -9,9 +9,12 @@
 #                                                or quotes a measurement with no marker
 #   scripts/docs-figures.sh --compare NEW.json [FILE...]
 #                                                each key the pages quote: the current
-#                                                run's value [min-max], NEW's, and "inside" or
-#                                                "OUTSIDE" the spread, or "no-spread (N% apart)";
-#                                                fails if one is OUTSIDE or missing from NEW
+#                                                run's value [min-max], NEW's, and whether
+#                                                it moved by no more than the wider of
+#                                                the two runs' spreads (max - min; a
+#                                                quoted M_min or M_max by M's); fails if
+#                                                one moved more, or a key without a
+#                                                spread changed, or NEW lacks one
 #
 # FILEs default to README.md and doc/*.md (CHANGELOG.md is history, and
 # doc/runs/ holds the records themselves: neither is read).  POSIX sh and
@@ -58,7 +61,9 @@ function field(line, name,    s) {
 
 # --compare NEW.json: the keys the pages quote (every marker's, as
 # --check reads them; a ratio's two keys), each compared with the run
-# the pages quote: inside its min-max, OUTSIDE it, or no-spread.
+# the pages quote: did it move by more than the spread either run
+# measured?  (issue 25's test of the figures: "a fresh make bench
+# changes no figure by more than the run's own spread")
 compare() {
 	new=$1; shift
 	if [ ! -f "$new" ]; then
@@ -132,21 +137,27 @@ END {
 		if (!(k in nv)) {
 			printf "%s  recorded %s  new -  MISSING\n", k, rec; missing++; continue
 		}
-		if (k in rlo) {
-			if (nv[k] >= rlo[k] && nv[k] <= rhi[k]) { verdict = "inside"; inside++ }
-			else { verdict = "OUTSIDE"; outside++ }
-		} else {
-			if (rv[k] == nv[k]) apart = 0
-			else if (rv[k] == 0) apart = -1
-			else apart = (nv[k] - rv[k]) / rv[k] * 100
-			if (apart < 0) apart = -apart
-			verdict = sprintf("no-spread (%s%% apart)", rv[k] == 0 && nv[k] != 0 ? "inf" : sprintf("%.0f", apart))
+		new_ = g(nv[k]) ((k in nlo) ? " [" g(nlo[k]) "-" g(nhi[k]) "]" : "")
+		# The change against the wider spread (max - min) of the two runs;
+		# a quoted M_min or M_max against the spread of M.
+		change = nv[k] - rv[k]; if (change < 0) change = -change
+		sk = k
+		if (!(k in rlo) && !(k in nlo)) sub(/_(min|max)$/, "", sk)
+		spread = (sk in rlo) ? rhi[sk] - rlo[sk] : -1
+		if ((sk in nlo) && nhi[sk] - nlo[sk] > spread) spread = nhi[sk] - nlo[sk]
+		if (spread < 0) {
+			if (change == 0) { verdict = "no-spread, unchanged"; inside++ }
+			else { verdict = sprintf("no-spread, CHANGED %.0f%%", rv[k] ? 100 * change / (rv[k] < 0 ? -rv[k] : rv[k]) : 100); outside++ }
 			nospread++
+		} else if (change <= spread) {
+			verdict = sprintf("within (change %s <= spread %s)", g(change), g(spread)); inside++
+		} else {
+			verdict = sprintf("OUTSIDE (change %s > spread %s)", g(change), g(spread)); outside++
 		}
-		printf "%s  recorded %s  new %s  %s\n", k, rec, g(nv[k]), verdict
+		printf "%s  recorded %s  new %s  %s\n", k, rec, new_, verdict
 	}
 	for (k in pinned) { printf "%s: pinned to %s by <!--run-->, not compared\n", k, pinned[k]; npinned++ }
-	printf "docs-figures: %s against %s: %d keys: %d inside, %d OUTSIDE, %d no-spread, %d missing%s%s\n",
+	printf "docs-figures: %s against %s: %d keys: %d within their spread, %d OUTSIDE it (%d of the keys have no spread), %d missing%s%s\n",
 		new, current, nkeys, inside, outside, nospread, missing,
 		unrec ? sprintf(", %d not in the recorded run", unrec) : "", npinned ? sprintf(" (%d pinned)", npinned) : ""
 	exit (outside || missing) ? 1 : 0
@@ -261,14 +272,15 @@ function render(s,    w, n, i, a, b, div, fmt, p) {
 	return fmtval(fmt, (b != "" ? val[p, a] / val[p, b] : val[p, a]) / div)
 }
 # The run text for figures "1 6 8" of run p: the section of each of the
-# .txt, from its "(N) " line to the next blank line.
+# .txt, from its "(N) " line to the next blank line, in its first round
+# (a run of several rounds prints the tables of each).
 function excerpt(figs, p,    txt, line, w, n, i, want, on, out) {
 	err = ""
 	txt = p; sub(/\.json$/, ".txt", txt)
 	n = split(figs, w, " ")
 	for (i = 1; i <= n; i++) want[w[i]] = 1
 	out = ""; on = 0
-	while ((getline line < txt) > 0) {
+	while ((getline line < txt) > 0 && line !~ /^== round 2 of /) {
 		if (line ~ /^\([0-9]+[a-z]?\) /) {
 			i = line; sub(/^\(/, "", i); sub(/[a-z]?\).*/, "", i)
 			if (i in want) {

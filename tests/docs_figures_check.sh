@@ -4,9 +4,9 @@
 # wrote passes; the same marker with its number changed fails, naming
 # the line, the marker and both texts; a key the run lacks fails; a
 # measurement without a marker fails; the same number in a code span or
-# a fenced block does not.  --compare NEW.json passes for a new value
-# inside the current run's min-max (and one with no spread, N% apart),
-# fails for one outside it and for a key NEW lacks.
+# a fenced block does not.  --compare NEW.json passes for a figure that
+# moved by less than the wider of the two runs' spreads, fails for one
+# that moved more and for a key NEW lacks.
 # Bug caught: a check that passes whatever the pages say (the figures it
 # guards drifted for weeks: issue 25).
 set -u
@@ -43,41 +43,44 @@ printf 'Code: `1.23 ns`.\n\n```\n(1) 1.23 ns\n```\n\n    indented 1.23 ns\n' >"$
 
 
 # --compare: a new run (a small JSON written here) against the current
-# run, for the keys a page quotes.  ns_1thread has a spread in every run
-# since figure 1 records one; its _min row has none of its own.
+# run, for the keys a page quotes: a figure may move by the wider of the
+# two runs' spreads (max - min); a quoted M_min by M's.
 cur=$root/$(sed -n 1p "$root/doc/runs/current")
 line=$(grep '"figure": "read_pair", "peer": "libsrcu", "metric": "ns_1thread",' "$cur")
+val=$(printf '%s\n' "$line" | sed -n 's/.*"value": *\([^,}]*\).*/\1/p')
 lo=$(printf '%s\n' "$line" | sed -n 's/.*"min": *\([^,}]*\).*/\1/p')
 hi=$(printf '%s\n' "$line" | sed -n 's/.*"max": *\([^,}]*\).*/\1/p')
 printf 'Pair <!--fig read_pair/libsrcu/ns_1thread %%.2f ns-->?<!--/fig-->, at best <!--fig read_pair/libsrcu/ns_1thread_min %%.2f ns-->?<!--/fig-->.\n' >"$dir/cmp.md"
-newrun() {   # NEW.json with ns_1thread = $1, ns_1thread_min = $2
+# NEW.json with ns_1thread = $1 (spread $3-$4 if given), ns_1thread_min = $2 (if given)
+newrun() {
 	printf '{\n  "date": "2026-01-01T00:00:00Z",\n  "results": [\n' >"$dir/new.json"
-	printf '    {"figure": "read_pair", "peer": "libsrcu", "metric": "ns_1thread", "value": %s, "unit": "ns"}%s\n' "$1" "${2:+,}" >>"$dir/new.json"
+	printf '    {"figure": "read_pair", "peer": "libsrcu", "metric": "ns_1thread", "value": %s, "unit": "ns"%s}%s\n' \
+		"$1" "${3:+, \"min\": $3, \"max\": $4}" "${2:+,}" >>"$dir/new.json"
 	[ -n "$2" ] && printf '    {"figure": "read_pair", "peer": "libsrcu", "metric": "ns_1thread_min", "value": %s, "unit": "ns"}\n' "$2" >>"$dir/new.json"
 	printf '  ]\n}\n' >>"$dir/new.json"
 }
-if [ -z "$lo" ] || [ -z "$hi" ]; then
-	fail "the current run $cur has no min-max for read_pair/libsrcu/ns_1thread"
+calc() { awk -v v="$val" -v lo="$lo" -v hi="$hi" "BEGIN { printf \"%.9g\", ($1) }"; }
+if [ -z "$lo" ] || [ -z "$hi" ] || [ "$(calc 'hi > lo')" != 1 ]; then
+	fail "the current run $cur has no spread for read_pair/libsrcu/ns_1thread ('$lo'-'$hi')"
 else
-	mid=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.9g", (a + b) / 2 }')
-	out=$(awk -v a="$hi" 'BEGIN { printf "%.9g", a * 10 }')
-	far=$(awk -v a="$lo" 'BEGIN { printf "%.9g", a * 1.5 }')
-	newrun "$mid" "$far"
+	newrun "$(calc 'v + 0.9 * (hi - lo)')" "$(calc 'lo - 0.9 * (hi - lo)')"
 	"$check" --compare "$dir/new.json" "$dir/cmp.md" >"$dir/out" 2>&1 ||
-		{ fail "a value inside the spread failed --compare:"; cat "$dir/out"; }
-	grep -q '^read_pair/libsrcu/ns_1thread  recorded .* \[.*-.*\]  new .*  inside$' "$dir/out" ||
-		{ fail "inside: no key, recorded [min-max], new, inside:"; cat "$dir/out"; }
-	grep -q '^read_pair/libsrcu/ns_1thread_min  recorded .*  new .*  no-spread (50% apart)$' "$dir/out" ||
-		{ fail "a key without a spread: no \"no-spread (50% apart)\":"; cat "$dir/out"; }
-	grep -q ': 2 keys: 1 inside, 0 OUTSIDE, 1 no-spread, 0 missing$' "$dir/out" ||
-		{ fail "inside: no summary line:"; cat "$dir/out"; }
-	newrun "$out" "$far"
+		{ fail "moves within the spread failed --compare:"; cat "$dir/out"; }
+	grep -q '^read_pair/libsrcu/ns_1thread  recorded .* \[.*-.*\]  new .*  within (change .* <= spread .*)$' "$dir/out" &&
+		grep -q '^read_pair/libsrcu/ns_1thread_min  recorded .*  new .*  within (change .* <= spread .*)$' "$dir/out" &&
+		grep -q ': 2 keys: 2 within their spread, 0 OUTSIDE it (0 of the keys have no spread), 0 missing$' "$dir/out" ||
+		{ fail "within: no key, recorded [min-max], new, within, or no summary line:"; cat "$dir/out"; }
+	newrun "$(calc 'v + 1.1 * (hi - lo)')" "$(calc 'lo')"
 	"$check" --compare "$dir/new.json" "$dir/cmp.md" >"$dir/out" 2>&1 &&
-		fail "a value outside the spread passed --compare"
-	grep -q '^read_pair/libsrcu/ns_1thread  recorded .*  new .*  OUTSIDE$' "$dir/out" &&
-		grep -q ': 2 keys: 0 inside, 1 OUTSIDE, 1 no-spread, 0 missing$' "$dir/out" ||
+		fail "a move beyond the spread passed --compare"
+	grep -q '^read_pair/libsrcu/ns_1thread  recorded .*  new .*  OUTSIDE (change .* > spread .*)$' "$dir/out" &&
+		grep -q ': 2 keys: 1 within their spread, 1 OUTSIDE it (0 of the keys have no spread), 0 missing$' "$dir/out" ||
 		{ fail "outside: no OUTSIDE line or summary:"; cat "$dir/out"; }
-	newrun "$mid" ""
+	# The same move, but the new run measured a spread that wide itself.
+	newrun "$(calc 'v + 1.1 * (hi - lo)')" "$(calc 'lo')" "$(calc 'lo')" "$(calc 'hi + 1.2 * (hi - lo)')"
+	"$check" --compare "$dir/new.json" "$dir/cmp.md" >"$dir/out" 2>&1 ||
+		{ fail "a move within the new run's own spread failed --compare:"; cat "$dir/out"; }
+	newrun "$val" ""
 	"$check" --compare "$dir/new.json" "$dir/cmp.md" >"$dir/out" 2>&1 &&
 		fail "a key missing from the new run passed --compare"
 	grep -q '^read_pair/libsrcu/ns_1thread_min  recorded .*  new -  MISSING$' "$dir/out" ||

@@ -20,7 +20,8 @@ struct bench_run {
 	int ncpu;                /* online CPUs, at most 64 */
 	int callgrind;           /* not --no-callgrind: count instructions */
 	const char *self_path;   /* argv[0]: to run ourselves (.a row, callgrind) */
-	int rounds;              /* --rounds: figure 12's rounds; 0: its default */
+	int rounds;              /* --rounds: every figure runs once a round */
+	int round;               /* the round running now, 0 first */
 };
 
 /* One figure: its number (--only, SRCU_BENCH_FAIL, FAILED lines, the
@@ -91,13 +92,14 @@ double read_pair_ns(int quick);
 int gp_latency_cdf(FILE *f);
 /* Figure 7a's measurement, which figure 12 reuses: grace-period p50 (us)
  * of peer p with nthreads idle threads alive that have used its domain
- * (other: that have used another libsrcu domain instead) (bench_update.c). */
-double gp_with_threads(const struct peer *p, int nthreads, int other, int quick);
+ * (other: that have used another libsrcu domain instead), with its spread
+ * over chunks of the samples (bench_update.c). */
+struct stat3 gp_with_threads(const struct peer *p, int nthreads, int other, int quick);
 /* The same, alternating p's synchronize with alt's (another peer of the
  * same domain, e.g. libsrcu-exp) on one set of threads: p's p50 returned,
  * alt's in *alt_p50. */
-double gp_with_threads_alt(const struct peer *p, const struct peer *alt, int nthreads,
-			   int other, int quick, double *alt_p50);
+struct stat3 gp_with_threads_alt(const struct peer *p, const struct peer *alt, int nthreads,
+				 int other, int quick, struct stat3 *alt_p50);
 /* The domains figures 4, 6 and 7 use: made at start-up, before any
  * figure, as they always were (bench_update.c). */
 void bench_update_init(void);

@@ -121,24 +121,53 @@ static double futex_round_trip_us(double secs)
 	return el / (double)n * 1e6;
 }
 
+/* WINDOWS windows of secs / WINDOWS each, one mean a window (a membarrier
+ * or a round trip costs what the machine charges at that moment, and
+ * that moves): median [min-max]. */
+#define WINDOWS 5
+
+static struct stat3 windows(double (*mean_us)(double secs, int arg), double secs, int arg)
+{
+	double v[WINDOWS];
+
+	for (int i = 0; i < WINDOWS; i++)
+		v[i] = mean_us(secs / WINDOWS, arg);
+	return summarize(v, WINDOWS);
+}
+
+static double futex_window_us(double secs, int unused)
+{
+	(void)unused;
+	return futex_round_trip_us(secs);
+}
+
+/* "label  median [min-max]" and the record. */
+static void machine_row(const char *label, const char *peer, const char *metric,
+			struct stat3 s, const char *note)
+{
+	printf("%-40s %8.2f [%6.2f-%6.2f]%s\n", label, s.med, s.lo, s.hi, note);
+	record("machine", peer, metric, s.med, "us");
+	record_spread("machine", peer, metric, s.lo, s.hi, "us");
+}
+
 void figure_machine(const struct bench_run *run)
 {
 	double secs = run->quick ? 0.2 : 1.0;
+	char note[64];
 
-	printf("\n(9) the machine: what the update side's system calls cost here (us)\n");
+	printf("\n(9) the machine: what the update side's system calls cost here (us; median"
+	       " [min-max] of %d windows)\n", WINDOWS);
 	if (srcu_backend()[0] == 'm') {   /* "membarrier": registered by libsrcu */
-		double idle = membarrier_us(secs, 0), busy = membarrier_us(secs, 1);
+		struct stat3 idle = windows(membarrier_us, secs, 0);
+		struct stat3 busy = windows(membarrier_us, secs, 1);
 
-		printf("membarrier, no other thread running      %8.2f\n", idle);
-		printf("membarrier, one other thread running     %8.2f   (%.1fx: the interrupt)\n",
-		       busy, busy / idle);
-		record("machine", "membarrier", "idle_us", idle, "us");
-		record("machine", "membarrier", "one_running_us", busy, "us");
+		machine_row("membarrier, no other thread running", "membarrier", "idle_us", idle, "");
+		snprintf(note, sizeof(note), "   (%.1fx: the interrupt)", busy.med / idle.med);
+		machine_row("membarrier, one other thread running", "membarrier", "one_running_us",
+			    busy, note);
 	}
-	double rt = futex_round_trip_us(secs);
-
-	printf("futex wake-up and answer, round trip     %8.2f\n", rt);
-	record("machine", "futex", "round_trip_us", rt, "us");
+	machine_row("futex wake-up and answer, round trip", "futex", "round_trip_us",
+		    windows(futex_window_us, secs, 0), "");
 }
 
 static char machine[512] = "srcu-bench: machine not printed";   /* machine_line() */

@@ -6,10 +6,11 @@
  * of its panels holds one unit only, says whether lower or higher is
  * better, and starts at zero or is logarithmic (when its values span more
  * than 20x), so that bar heights compare as the values do.  Error bars are
- * the min-max over the figure's rounds where it records them (M_min,
- * M_max).  The caption is srcu-bench's machine line and the date.  A
- * figure that failed or did not run gets no PNG, and an old one of that
- * name is removed.  Legends go below the panels, where they cover nothing.
+ * the spread recorded with a value (M_min, M_max): the min-max of every
+ * repetition over the run's rounds.  The caption is srcu-bench's machine
+ * line and the date.  A figure that failed or did not run gets no PNG,
+ * and an old one of that name is removed.  Legends go below the panels,
+ * where they cover nothing.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -581,8 +582,8 @@ int write_plots(const char *dir)
 	if (*loaded_run_date())   /* drawn from a recorded run: its date */
 		snprintf(date, sizeof(date), "%.10s %.5s UTC", loaded_run_date(),
 			 loaded_run_date() + 11);
-	snprintf(caption, sizeof(caption), "%s\\n%s; bars: medians, whiskers: min-max over "
-		 "rounds where recorded", machine_line(), date);
+	snprintf(caption, sizeof(caption), "%s\\n%s; bars: medians, whiskers: min-max of "
+		 "every repetition", machine_line(), date);
 	snprintf(path, sizeof(path), "%s/plots.gp", dir);
 	if (!(gp = fopen(path, "w")))
 		return 0;

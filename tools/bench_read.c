@@ -85,6 +85,20 @@ static void *sync_loop(void *arg)
 	return NULL;
 }
 
+/* A repetition's length: as many pairs as fit REP_TARGET_S, at most
+ * iters.  A pilot of iters / 100 pairs measures the cost: under updates a
+ * rwlock's pair costs 100x its idle cost, and 10 M of them took 12 s a
+ * repetition (figure 2 took 44 to 120 s a round, most of it rwlock's). */
+#define REP_TARGET_S 0.25
+
+static long fitted_iters(const struct peer *p, int nthreads, long iters)
+{
+	double ns = read_cost(p, nthreads, iters / 100);
+	long fit = ns > 0 ? (long)(REP_TARGET_S * 1e9 / ns) : iters;
+
+	return fit < iters / 100 ? iters / 100 : fit < iters ? fit : iters;
+}
+
 /* Pair cost over the repetitions; with_updater: while another thread
  * runs grace periods back to back (figure 2). */
 static struct stat3 read_cost_stats(const struct peer *p, int nthreads, int with_updater,
@@ -98,6 +112,7 @@ static struct stat3 read_cost_stats(const struct peer *p, int nthreads, int with
 
 	if (with_updater)
 		pthread_create(&ut, NULL, sync_loop, &u);
+	iters = fitted_iters(p, nthreads, iters);
 	for (int r = 0; r < reps; r++)
 		v[r] = read_cost(p, nthreads, iters);
 	if (with_updater) {

@@ -11,17 +11,31 @@
 
 #include "bench.h"
 
-/* record() drops what does not fit: figure 12 adds about 105 values. */
-#define MAX_RESULTS 2048
-
-static struct result results[MAX_RESULTS];
-static int nresults;
+/* Every value of the run, each with the round that measured it: a round
+ * appends, so that lookup() finds the latest, and merge_rounds() folds
+ * them into one value each at the end. */
+static struct result *results;
+static int nresults, capacity;
+static int round_now;   /* set_round(): the round that records now */
 
 void record(const char *figure, const char *peer, const char *metric, double value,
 	    const char *unit)
 {
-	if (nresults < MAX_RESULTS)
-		results[nresults++] = (struct result){ figure, peer, metric, unit, value };
+	if (nresults == capacity) {
+		int n = capacity ? 2 * capacity : 1024;
+		struct result *r = realloc(results, sizeof(*r) * (size_t)n);
+
+		if (!r)
+			return;   /* dropped: the run goes on */
+		results = r;
+		capacity = n;
+	}
+	results[nresults++] = (struct result){ figure, peer, metric, unit, value, round_now };
+}
+
+void set_round(int k)
+{
+	round_now = k;
 }
 
 void record_spread(const char *figure, const char *peer, const char *metric, double lo,
@@ -41,13 +55,114 @@ void record_spread(const char *figure, const char *peer, const char *metric, dou
 	record(figure, peer, b, hi, unit);
 }
 
+/* The latest value of figure/peer/metric: this round's, or an earlier
+ * round's where this one has not measured it (yet, or at all: the
+ * instruction counts come from the first round only). */
 static const struct result *find(const char *figure, const char *peer, const char *metric)
 {
-	for (int i = 0; i < nresults; i++)
+	for (int i = nresults - 1; i >= 0; i--)
 		if (!strcmp(results[i].figure, figure) && !strcmp(results[i].peer, peer) &&
 		    !strcmp(results[i].metric, metric))
 			return &results[i];
 	return NULL;
+}
+
+/* ---- merging the rounds ---- */
+
+static int same_key(const struct result *r, const char *figure, const char *peer,
+		    const char *metric)
+{
+	return !strcmp(r->figure, figure) && !strcmp(r->peer, peer) && !strcmp(r->metric, metric);
+}
+
+/* figure/peer/metric as round k of all[] recorded it, or NULL. */
+static const struct result *in_round(const struct result *all, int n, const char *figure,
+				     const char *peer, const char *metric, int k)
+{
+	for (int i = 0; i < n; i++)
+		if (all[i].round == k && same_key(&all[i], figure, peer, metric))
+			return &all[i];
+	return NULL;
+}
+
+/* r's metric with suffix ("_min"), in buf. */
+static const char *suffixed(char *buf, size_t len, const struct result *r, const char *suffix)
+{
+	snprintf(buf, len, "%s%s", r->metric, suffix);
+	return buf;
+}
+
+/* Is r the M_min or M_max row of a metric M that its round recorded?
+ * (It is folded into M's spread.) */
+static int spread_row(const struct result *all, int n, const struct result *r)
+{
+	size_t len = strlen(r->metric);
+	char base[256];
+
+	if (len <= 4 || len - 4 >= sizeof(base) ||
+	    (strcmp(r->metric + len - 4, "_min") && strcmp(r->metric + len - 4, "_max")))
+		return 0;
+	memcpy(base, r->metric, len - 4);
+	base[len - 4] = 0;
+	return in_round(all, n, r->figure, r->peer, base, r->round) != NULL;
+}
+
+static double least(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static double most(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* all[first]'s key over every round: the median into the store, and the
+ * spread of all their repetitions. */
+static void merge_key(const struct result *all, int n, int first, double *v)
+{
+	const struct result *r = &all[first];
+	double lo = r->value, hi = r->value;
+	char name[256];
+	int k = 0;
+
+	for (int j = first; j < n; j++) {
+		const struct result *s = &all[j], *a, *b;
+
+		if (!same_key(s, r->figure, r->peer, r->metric))
+			continue;
+		v[k++] = s->value;
+		a = in_round(all, n, r->figure, r->peer, suffixed(name, sizeof(name), r, "_min"),
+			     s->round);
+		b = in_round(all, n, r->figure, r->peer, suffixed(name, sizeof(name), r, "_max"),
+			     s->round);
+		lo = least(lo, least(s->value, a ? a->value : s->value));
+		hi = most(hi, most(s->value, b ? b->value : s->value));
+	}
+	record(r->figure, r->peer, r->metric, quantile(v, k, 0.5), r->unit);
+	record_spread(r->figure, r->peer, r->metric, lo, hi, r->unit);
+}
+
+void merge_rounds(void)
+{
+	struct result *all = results;
+	int n = nresults, last = 0;
+	double *v;
+
+	for (int i = 0; i < n; i++)
+		if (all[i].round > last)
+			last = all[i].round;
+	if (last == 0 || !(v = malloc(sizeof(*v) * (size_t)n)))
+		return;   /* one round: its values are the run's */
+	results = NULL;
+	nresults = capacity = 0;
+	round_now = 0;
+	for (int i = 0; i < n; i++)
+		if (!spread_row(all, n, &all[i]) &&
+		    !find(all[i].figure, all[i].peer, all[i].metric))
+			merge_key(all, n, i, v);
+	free(v);
+	free(all);   /* the strings stay: the store points to them */
 }
 
 double lookup(const char *figure, const char *peer, const char *metric)
@@ -121,7 +236,7 @@ static void json_string(FILE *f, const char *s)
  * M_max was recorded also carries them as "min" and "max" (the _min and
  * _max rows stay too).  scripts/docs-figures.sh reads it line by line:
  * keep one result a line. */
-void write_json(const char *path, int cpus, const char *backend, int quick)
+void write_json(const char *path, int cpus, const char *backend, int quick, int rounds)
 {
 	FILE *f = fopen(path, "w");
 	char date[32], name[256];
@@ -132,8 +247,9 @@ void write_json(const char *path, int cpus, const char *backend, int quick)
 		return;
 	}
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	fprintf(f, "{\n  \"machine\": {\"cpus\": %d, \"backend\": \"%s\", \"quick\": %s},\n"
-		"  \"machine_line\": \"", cpus, backend, quick ? "true" : "false");
+	fprintf(f, "{\n  \"machine\": {\"cpus\": %d, \"backend\": \"%s\", \"quick\": %s, "
+		"\"rounds\": %d},\n  \"machine_line\": \"", cpus, backend,
+		quick ? "true" : "false", rounds);
 	json_string(f, machine_line());
 	fprintf(f, "\",\n  \"date\": \"%s\",\n  \"figures\": {", date);
 	for (int n = 1; n <= BENCH_FIGURES; n++)

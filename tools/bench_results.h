@@ -9,12 +9,23 @@
 
 #include <stdio.h>
 
-/* One measured value.  A metric M may come with M_min and M_max: its
- * spread, drawn as error bars. */
-struct result { const char *figure, *peer, *metric, *unit; double value; };
+/* One measured value, and the round of the run that measured it.  A
+ * metric M may come with M_min and M_max: its spread, drawn as error
+ * bars. */
+struct result { const char *figure, *peer, *metric, *unit; double value; int round; };
 
 void record(const char *figure, const char *peer, const char *metric, double value,
 	    const char *unit);
+/* The rounds: srcu-bench runs its figures once per round (--rounds), and
+ * what they record from now on is round k's (0 first). */
+void set_round(int k);
+/* After the last round: each value becomes the median of its rounds, with
+ * the spread of every repetition of every round as M_min and M_max (a
+ * round's own M_min/M_max where it recorded them, else its value).  A
+ * value measured in one round only (the instruction counts) keeps its
+ * value, and its spread is that round's, or the value itself. */
+void merge_rounds(void);
+
 /* M's spread, as M_min and M_max (the names are copied). */
 void record_spread(const char *figure, const char *peer, const char *metric, double lo,
 		   double hi, const char *unit);
@@ -41,7 +52,7 @@ void figure_skipped(int n);
 enum figure_state figure_state(int n);
 const char *figure_why(int n);
 
-void write_json(const char *path, int cpus, const char *backend, int quick);
+void write_json(const char *path, int cpus, const char *backend, int quick, int rounds);
 void write_csv(const char *path);
 /* A recorded run read back (srcu-bench --from): 0, or -1.  Its date
  * (ISO 8601), or "" if none was loaded. */

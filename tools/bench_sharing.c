@@ -61,7 +61,6 @@
 #include "clock.h"
 #include "srcu.h"
 
-#define ROUNDS_DEFAULT 3
 #define ROUNDS_MAX 15
 #define MAX_UPDATERS 4
 
@@ -487,23 +486,22 @@ static const struct row rows[] = {
 
 void figure_sharing(const struct bench_run *run)
 {
-	int rounds = run->rounds > 0 ? run->rounds : run->quick ? 1 : ROUNDS_DEFAULT;
+	/* One interleaved round (libsrcu, memb) in each round of the run,
+	 * whose rounds give the median and spread (srcu-bench --rounds). */
+	int rounds = 1;
 	double secs = run->quick ? 0.2 : 0.25;
 	const struct peer *memb = NULL;
-	double t_start = clock_now_s();
 
 #ifdef HAVE_URCU
 	memb = &peer_urcu_memb;
 #endif
-	if (rounds > ROUNDS_MAX)
-		rounds = ROUNDS_MAX;
 	for (int i = 0; i < MAX_UPDATERS; i++)
 		init_srcu_struct(&own[i]);
 	for (int c = 0; c < NCELLS; c++)
 		cells[c].n = 0;
-	printf("\n(12) update-side sharing against urcu-memb, one process: median [min-max] of %d"
-	       " interleaved round%s (libsrcu, memb, ...), %.2f s windows; ratios taken round by"
-	       " round; goals of issue 23 (informational)\n", rounds, rounds == 1 ? "" : "s", secs);
+	printf("\n(12) update-side sharing against urcu-memb, one process: libsrcu then memb,"
+	       " %.2f s windows; ratios taken within the round; goals of issue 23"
+	       " (informational)\n", secs);
 	for (int k = 0; k < rounds; k++) {
 		lone_updater(&peer_srcu, secs, TPUT1_S, P50_S);
 		if (memb)
@@ -527,13 +525,13 @@ void figure_sharing(const struct bench_run *run)
 		 * row each on threads of its own compared the noise of two
 		 * thread sets (normal 13.8 us, expedited 26.6 us in one round,
 		 * the same code path). */
-		double exp_us, normal_us = gp_with_threads_alt(&peer_srcu, &peer_srcu_exp, 1000, 0,
-							       run->quick, &exp_us);
+		struct stat3 exp_us, normal_us = gp_with_threads_alt(&peer_srcu, &peer_srcu_exp,
+								     1000, 0, run->quick, &exp_us);
 
-		put(T1000_S, normal_us);
-		put(T1000_E, exp_us);
+		put(T1000_S, normal_us.med);
+		put(T1000_E, exp_us.med);
 		if (memb)
-			put(T1000_M, gp_with_threads(memb, 1000, 0, run->quick));
+			put(T1000_M, gp_with_threads(memb, 1000, 0, run->quick).med);
 	}
 	for (size_t i = 0; i < sizeof(ratio_of) / sizeof(ratio_of[0]); i++) {
 		const struct cell *a = &cells[ratio_of[i][1]], *b = &cells[ratio_of[i][2]];
@@ -553,7 +551,6 @@ void figure_sharing(const struct bench_run *run)
 	if (!memb)
 		printf("      urcu-memb not built: liburcu-dev was missing when the build was configured"
 		       " (make bench installs it and reconfigures)\n");
-	printf("      figure 12 took %.1f s\n", clock_now_s() - t_start);
 	record_cells();
 	for (int i = 0; i < MAX_UPDATERS; i++)
 		cleanup_srcu_struct(&own[i]);

@@ -59,8 +59,35 @@ static int peer_index(const struct peer *p)
 	return 0;
 }
 
+/* The spread of a quantile: its value in each of CHUNKS consecutive runs
+ * of samples (a burst of slow grace periods, such as pacing makes with a
+ * busy reader, moves some chunks and not others), and over all of them.
+ * Sorts a copy of each chunk; v keeps its order. */
+#define CHUNKS 5
+
+static struct stat3 quantile_spread(const double *v, int k, double q)
+{
+	double *c = malloc(sizeof(double) * (size_t)k);
+	struct stat3 s;
+	int len = k / CHUNKS;
+
+	memcpy(c, v, sizeof(double) * (size_t)k);
+	s.med = s.lo = s.hi = quantile(c, k, q);
+	for (int i = 0; len > 0 && i < CHUNKS; i++) {
+		double x;
+
+		memcpy(c, v + i * len, sizeof(double) * (size_t)len);
+		x = quantile(c, len, q);
+		s.lo = x < s.lo ? x : s.lo;
+		s.hi = x > s.hi ? x : s.hi;
+	}
+	free(c);
+	return s;
+}
+
 /* p50 and p99 of synchronize, within a time budget (urcu-bp polls). */
-static void sync_latency(const struct peer *p, int busy, double *p50, double *p99, int quick)
+static void sync_latency(const struct peer *p, int busy, struct stat3 *p50, struct stat3 *p99,
+			 int quick)
 {
 	int n = quick ? 300 : MAX_SAMPLES, k;
 	double budget = quick ? 0.3 : 1.5, start;
@@ -81,8 +108,8 @@ static void sync_latency(const struct peer *p, int busy, double *p50, double *p9
 	p->thread_offline();
 	flag_put(&r.stop, 1);
 	pthread_join(t, NULL);
-	*p50 = quantile(v, k, 0.5);
-	*p99 = quantile(v, k, 0.99);
+	*p50 = quantile_spread(v, k, 0.5);
+	*p99 = quantile_spread(v, k, 0.99);
 	if (!busy) {
 		memcpy(idle_samples[peer_index(p)], v, sizeof(double) * (size_t)k);
 		idle_nsamples[peer_index(p)] = k;
@@ -90,22 +117,30 @@ static void sync_latency(const struct peer *p, int busy, double *p50, double *p9
 	free(v);
 }
 
+/* A latency quantile with its spread over the chunks (quantile_spread()). */
+static void record_latency(const struct peer *p, const char *metric, struct stat3 s)
+{
+	record("gp_latency", p->name, metric, s.med, "us");
+	record_spread("gp_latency", p->name, metric, s.lo, s.hi, "us");
+}
+
 void figure_gp_latency(const struct bench_run *run)
 {
 	printf("\n(3) grace-period latency (us), 1 reader thread idle or looping\n");
 	printf("%-16s %10s %10s %10s %10s\n", "peer", "idle p50", "idle p99", "busy p50", "busy p99");
 	FOR_PEERS(p) {
-		double a50, a99, b50, b99;
+		struct stat3 a50, a99, b50, b99;
 
 		if (!p->synchronize)
 			continue;
 		sync_latency(p, 0, &a50, &a99, run->quick);
 		sync_latency(p, 1, &b50, &b99, run->quick);
-		printf("%-16s %10.2f %10.2f %10.2f %10.2f\n", p->name, a50, a99, b50, b99);
-		record("gp_latency", p->name, "idle_p50", a50, "us");
-		record("gp_latency", p->name, "idle_p99", a99, "us");
-		record("gp_latency", p->name, "busy_p50", b50, "us");
-		record("gp_latency", p->name, "busy_p99", b99, "us");
+		printf("%-16s %10.2f %10.2f %10.2f %10.2f\n", p->name, a50.med, a99.med, b50.med,
+		       b99.med);
+		record_latency(p, "idle_p50", a50);
+		record_latency(p, "idle_p99", a99);
+		record_latency(p, "busy_p50", b50);
+		record_latency(p, "busy_p99", b99);
 	}
 }
 
@@ -372,19 +407,19 @@ static void *use_then_wait(void *arg)
 
 /* Grace-period p50 with nthreads idle threads that have used the domain;
  * figure 12's (12h) too (bench.h). */
-double gp_with_threads(const struct peer *p, int nthreads, int other, int quick)
+struct stat3 gp_with_threads(const struct peer *p, int nthreads, int other, int quick)
 {
 	return gp_with_threads_alt(p, NULL, nthreads, other, quick, NULL);
 }
 
-double gp_with_threads_alt(const struct peer *p, const struct peer *alt, int nthreads,
-			   int other, int quick, double *alt_p50)
+struct stat3 gp_with_threads_alt(const struct peer *p, const struct peer *alt, int nthreads,
+				 int other, int quick, struct stat3 *alt_p50)
 {
 	pthread_barrier_t used, done;
 	pthread_t *t = calloc((size_t)nthreads, sizeof(*t));
 	struct idle_thread it = { p, other, &used, &done };
 	pthread_attr_t attr;
-	double v[200], w[200], r;
+	double v[200], w[200];
 	int k, n = quick ? 50 : 200;
 
 	pthread_attr_init(&attr);
@@ -414,10 +449,9 @@ double gp_with_threads_alt(const struct peer *p, const struct peer *alt, int nth
 	pthread_barrier_destroy(&done);
 	pthread_attr_destroy(&attr);
 	free(t);
-	r = quantile(v, n, 0.5);
 	if (alt)
-		*alt_p50 = quantile(w, n, 0.5);
-	return r;
+		*alt_p50 = quantile_spread(w, n, 0.5);
+	return quantile_spread(v, n, 0.5);
 }
 
 static long rss_kib(void)
@@ -432,8 +466,11 @@ static long rss_kib(void)
 	return rss * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-/* init, first read, synchronize and cleanup of n domains at once. */
-static void domains_row(int n)
+/* init, first read, synchronize and cleanup of n domains at once.  The
+ * memory a first read touches is new only in the run's first round: the
+ * ids, and their pages, are reused lowest first, so a later round's reads
+ * touch nothing new (it printed 0 B and made the median 0). */
+static void domains_row(int n, int first_round)
 {
 	struct srcu_struct *d = calloc((size_t)n, sizeof(*d));
 	double t0, init_ns, clean_ns, sync_us;
@@ -460,16 +497,28 @@ static void domains_row(int n)
 	clean_ns = (clock_now_s() - t0) * 1e9 / n;
 	free(d);
 	printf("%8d domains: init %7.0f ns, cleanup %7.0f ns each; synchronize_exp %7.2f us;"
-	       " memory %5zu B/domain + %4.1f B/(thread, domain) touched (RSS +%ld KiB)\n",
-	       n, init_ns, clean_ns, sync_us, sizeof(struct srcu_struct),
-	       (double)(rss1 - rss0) * 1024 / n, rss1 - rss0);
+	       " memory %5zu B/domain", n, init_ns, clean_ns, sync_us, sizeof(struct srcu_struct));
+	if (first_round)
+		printf(" + %4.1f B/(thread, domain) touched (RSS +%ld KiB)\n",
+		       (double)(rss1 - rss0) * 1024 / n, rss1 - rss0);
+	else
+		printf(" (touched: the first round's)\n");
 	record("scaling_domains", "libsrcu", n == 1 ? "init_ns_1" : n == 100 ? "init_ns_100" :
 	       n == 10000 ? "init_ns_10000" : "init_ns", init_ns, "ns");
 	record("scaling_domains", "libsrcu", n == 1 ? "sync_exp_us_1" : n == 100 ? "sync_exp_us_100" :
 	       n == 10000 ? "sync_exp_us_10000" : "sync_exp_us", sync_us, "us");
-	record("scaling_domains", "libsrcu", n == 1 ? "touched_b_1" : n == 100 ? "touched_b_100" :
-	       n == 1000 ? "touched_b_1000" : n == 10000 ? "touched_b_10000" : "touched_b",
-	       (double)(rss1 - rss0) * 1024 / n, "B/(thread, domain)");
+	if (first_round)
+		record("scaling_domains", "libsrcu", n == 1 ? "touched_b_1" : n == 100 ? "touched_b_100" :
+		       n == 1000 ? "touched_b_1000" : n == 10000 ? "touched_b_10000" : "touched_b",
+		       (double)(rss1 - rss0) * 1024 / n, "B/(thread, domain)");
+}
+
+/* A cell of (7a): its p50, printed and recorded with its spread. */
+static void threads_cell(const char *peer, const char *metric, struct stat3 s)
+{
+	printf(" %9.2f", s.med);
+	record("scaling_threads", peer, metric, s.med, "us");
+	record_spread("scaling_threads", peer, metric, s.lo, s.hi, "us");
 }
 
 void figure_scaling(const struct bench_run *run)
@@ -491,30 +540,23 @@ void figure_scaling(const struct bench_run *run)
 		    )
 			continue;
 		printf("%-16s", p->name);
-		for (int k = 0; k < nthr; k++) {
-			double us = gp_with_threads(p, threads[k], 0, run->quick);
-
-			printf(" %9.2f", us);
-			record("scaling_threads", p->name, tmetric[k], us, "us");
-		}
+		for (int k = 0; k < nthr; k++)
+			threads_cell(p->name, tmetric[k], gp_with_threads(p, threads[k], 0, run->quick));
 		printf("\n");
 	}
 	/* The same threads, but they read another domain: a domain's scan
 	 * costs what its own readers cost. */
 	printf("%-16s", "libsrcu-other");
-	for (int k = 0; k < nthr; k++) {
-		double us = gp_with_threads(&peer_srcu, threads[k], 1, run->quick);
-
-		printf(" %9.2f", us);
-		record("scaling_threads", "libsrcu-other", tmetric[k], us, "us");
-	}
+	for (int k = 0; k < nthr; k++)
+		threads_cell("libsrcu-other", tmetric[k],
+			     gp_with_threads(&peer_srcu, threads[k], 1, run->quick));
 	printf("   (the threads read another domain)\n");
 	printf("\n(7b) libsrcu with N live domains\n");
-	domains_row(1);
-	domains_row(100);
+	domains_row(1, run->round == 0);
+	domains_row(100, run->round == 0);
 	if (!run->quick)
-		domains_row(1000);
-	domains_row(10000);
+		domains_row(1000, run->round == 0);
+	domains_row(10000, run->round == 0);
 }
 
 void bench_update_init(void)

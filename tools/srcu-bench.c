@@ -1,8 +1,8 @@
 /*
  * srcu-bench: libsrcu side by side with what users would pick instead,
  * in one process and one run, so that the ratios mean something even on
- * a noisy machine.  Each figure is the median of several repetitions
- * with its spread (min-max).
+ * a noisy machine.  Each value is the median of the run's rounds, with
+ * the spread (min-max) of every repetition in them.
  *
  *   srcu-bench [--quick] [--only FIGURES] [--rounds N] [--json FILE] [--csv FILE]
  *              [--plot DIR] [--no-callgrind]
@@ -22,8 +22,11 @@
  * read pair and grace period of a process-shared domain, a private one
  * and a PTHREAD_PROCESS_SHARED rwlock, with two processes; (12) update-side
  * sharing against urcu-memb: grace periods and membarriers shared between
- * updaters, and what a reader pays for them (--rounds N: its interleaved
- * rounds, 3 by default, 1 with --quick).  Every
+ * updaters, and what a reader pays for them.  The run repeats every figure
+ * in rounds (--rounds N: 3 by default, 1 with --quick); each value is
+ * the median of its rounds, its spread the min-max of every repetition
+ * (merge_rounds()); each figure prints its table every round, and the
+ * last lines before the SUMMARY are the merged values.  Every
  * figure is also a row of --json/--csv; --plot draws a PNG per figure
  * that ran (bench_plots.c), with gnuplot.
  * The last line is a greppable SUMMARY: a value, or "failed" or
@@ -46,12 +49,18 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "clock.h"
 #include "bench_plots.h"
 #include "bench_results.h"
 #include "srcu.h"
+
+/* The run's rounds without --rounds (1 with --quick): each value is the
+ * median of its rounds, its spread their min-max (merge_rounds()). */
+#define ROUNDS_DEFAULT 3
 
 /* The figures, in the order they run: figure 2 divides by figure 1's
  * results.  Figure 10 needs the libsrcu flavour of liburcu: without it,
@@ -113,6 +122,74 @@ static int begin_figure(int n)
 	}
 	figure_ran(n);
 	return 1;
+}
+
+/* The SUMMARY's ratio of two results, where both were measured. */
+static void record_derived(void)
+{
+	double t1 = lookup("throughput", "libsrcu", "calls_per_s_1");
+
+	if (t1 > 0 && recorded("throughput", "libsrcu", "calls_per_s_4"))
+		record("throughput", "libsrcu", "calls_per_s_4_over_1",
+		       lookup("throughput", "libsrcu", "calls_per_s_4") / t1, "x");
+}
+
+/* Round k of the run: every selected figure, in order, then the ratio
+ * derived from them (taken within the round, as the figures take
+ * theirs).  Only the first round counts instructions: callgrind's counts
+ * do not vary, and it is the slowest part of a round. */
+static void run_round(const struct bench_run *run, int k)
+{
+	struct bench_run r = *run;
+	double t0 = clock_now_s();
+
+	set_round(k);
+	r.round = k;
+	if (k > 0)
+		r.callgrind = 0;
+	if (run->rounds > 1)
+		printf("\n== round %d of %d ==\n", k + 1, run->rounds);
+	for (size_t i = 0; i < NFIGURES; i++) {
+		double t = clock_now_s();
+
+		if (!begin_figure(figures[i].n))
+			continue;
+		figures[i].run(&r);
+		printf("      figure %d took %.1f s\n", figures[i].n, clock_now_s() - t);
+	}
+	record_derived();
+	if (run->rounds > 1)
+		printf("\n== round %d of %d took %.0f s ==\n", k + 1, run->rounds, clock_now_s() - t0);
+}
+
+/* After several rounds, what --json records: each value's median over the
+ * rounds and the spread of all their repetitions, one a line (the
+ * figures' tables above are each round's). */
+static void print_merged(int rounds)
+{
+	const struct result *r;
+	char name[256];
+
+	printf("\n== the run: median [min-max] over its %d rounds, every repetition counted"
+	       " (the values --json records and the docs quote) ==\n", rounds);
+	for (int i = 0; (r = result_at(i)); i++) {
+		size_t len = strlen(r->metric);
+
+		if (len > 4 && (!strcmp(r->metric + len - 4, "_min") ||
+				!strcmp(r->metric + len - 4, "_max"))) {
+			snprintf(name, sizeof(name), "%.*s", (int)(len - 4), r->metric);
+			if (recorded(r->figure, r->peer, name))
+				continue;   /* shown with its metric */
+		}
+		snprintf(name, sizeof(name), "%s_min", r->metric);
+		printf("%-24s %-22s %-30s %12.6g", r->figure, r->peer, r->metric, r->value);
+		if (recorded(r->figure, r->peer, name)) {
+			printf(" [%.6g-", lookup(r->figure, r->peer, name));
+			snprintf(name, sizeof(name), "%s_max", r->metric);
+			printf("%.6g]", lookup(r->figure, r->peer, name));
+		}
+		printf(" %s\n", r->unit);
+	}
 }
 
 /* A run whose own relations fail says so: its figures are noise. */
@@ -189,16 +266,6 @@ static void print_figures(const char *name, enum figure_state st)
 			printf("%s%d", any++ ? "," : "", n);
 	if (!any)
 		printf("none");
-}
-
-/* The SUMMARY's ratio of two results, where both were measured. */
-static void record_derived(void)
-{
-	double t1 = lookup("throughput", "libsrcu", "calls_per_s_1");
-
-	if (t1 > 0 && recorded("throughput", "libsrcu", "calls_per_s_4"))
-		record("throughput", "libsrcu", "calls_per_s_4_over_1",
-		       lookup("throughput", "libsrcu", "calls_per_s_4") / t1, "x");
 }
 
 static int failures(void)
@@ -293,6 +360,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);   /* each line as it is measured, piped too */
 	if ((status = parse_options(argc, argv, &o)) >= 0)
 		return status;
+	if (!o.run.rounds)
+		o.run.rounds = o.run.quick ? 1 : ROUNDS_DEFAULT;
 	o.run.ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (o.run.ncpu > 64)
 		o.run.ncpu = 64;
@@ -312,13 +381,14 @@ int main(int argc, char **argv)
 	}
 	bench_update_init();
 	print_machine(&o.run);
-	for (size_t i = 0; i < NFIGURES; i++)
-		if (begin_figure(figures[i].n))
-			figures[i].run(&o.run);
+	for (int k = 0; k < o.run.rounds; k++)
+		run_round(&o.run, k);
+	merge_rounds();
+	if (o.run.rounds > 1)
+		print_merged(o.run.rounds);
 	sanity_warnings();
-	record_derived();
 	if (o.json)
-		write_json(o.json, o.run.ncpu, srcu_backend(), o.run.quick);
+		write_json(o.json, o.run.ncpu, srcu_backend(), o.run.quick, o.run.rounds);
 	if (o.csv)
 		write_csv(o.csv);
 	if (o.plot)
