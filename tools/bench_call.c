@@ -130,6 +130,27 @@ static void run(const struct flavor_ops *ops, double secs, int with_sleeper,
 	keep(f, with_sleeper, n, clock_now_s() - t0, capped);
 }
 
+/* The run without a sleeper in CALL_WINDOWS windows of secs / CALL_WINDOWS,
+ * each produced and drained: rate median [min-max], the largest peak. */
+#define CALL_WINDOWS 5
+
+static void run_windows(const struct flavor_ops *ops, double secs, struct call_figures *f)
+{
+	double v[CALL_WINDOWS], peak_max = 0;
+	struct stat3 s;
+
+	for (int w = 0; w < CALL_WINDOWS; w++) {
+		run(ops, secs / CALL_WINDOWS, 0, f);
+		v[w] = f->rate;
+		peak_max = f->peak_objs > peak_max ? f->peak_objs : peak_max;
+	}
+	s = summarize(v, CALL_WINDOWS);
+	f->rate = s.med;
+	f->rate_lo = s.lo;
+	f->rate_hi = s.hi;
+	f->peak_objs = peak_max;
+}
+
 static void *must_malloc(size_t n)
 {
 	void *p = malloc(n);
@@ -167,7 +188,7 @@ static void do_start_poll(void) { cookie = start_poll_synchronize_srcu(&call_dom
 
 void bench_call_srcu(double secs, struct call_figures *f)
 {
-	run(&srcu_ops, secs, 0, f);
+	run_windows(&srcu_ops, secs, f);
 	run(&srcu_ops, secs, 1, f);
 	f->ns_get_state = ns_per(do_get_state, 200000);
 	f->ns_poll = ns_per(do_poll, 1000000);
@@ -201,7 +222,7 @@ static const struct flavor_ops rcu_ops = { queue_rcu, barrier_rcu, rcu_lock, rcu
 void bench_call_rcu(double secs, struct call_figures *f)
 {
 	urcu_memb_register_thread();   /* call_rcu() needs a registered caller */
-	run(&rcu_ops, secs, 0, f);
+	run_windows(&rcu_ops, secs, f);
 	run(&rcu_ops, secs, 1, f);
 	urcu_memb_unregister_thread();
 }
@@ -215,6 +236,7 @@ static void call_row(const char *name, const struct call_figures *f)
 	       f->asleep_peak_objs, f->asleep_capped ? "+" : " ",
 	       f->asleep_peak_objs * CALL_OBJ_BYTES / 1e6);
 	record("call", name, "callbacks_per_s", f->rate, "1/s");
+	record_spread("call", name, "callbacks_per_s", f->rate_lo, f->rate_hi, "1/s");
 	record("call", name, "asleep_peak_objects", f->asleep_peak_objs, "objects");
 }
 
@@ -223,9 +245,10 @@ void figure_call(const struct bench_run *run)
 	double secs = run->quick ? 1.0 : 5.0;
 	struct call_figures s = { 0 };
 
-	printf("\n(8) deferred free of %d-byte objects: callbacks/s with no reader in the way;"
-	       " objects waiting at most, then and while a reader sleeps %.0f s inside"
-	       " (+: the producer stopped at %ld)\n", CALL_OBJ_BYTES, secs, CALL_CAP);
+	printf("\n(8) deferred free of %d-byte objects: callbacks/s with no reader in the way"
+	       " (median of %d windows); objects waiting at most, then and while a reader"
+	       " sleeps %.0f s inside (+: the producer stopped at %ld)\n", CALL_OBJ_BYTES,
+	       CALL_WINDOWS, secs, CALL_CAP);
 	printf("%-12s %12s %12s %15s %14s\n", "peer", "callbacks/s", "peak", "peak, asleep",
 	       "MB, asleep");
 	bench_call_srcu(secs, &s);

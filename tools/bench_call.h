@@ -10,7 +10,8 @@
 #define CALL_CAP       2000000L    /* stop queueing here: 128 MB waiting */
 
 struct call_figures {
-	double rate;                /* callbacks/s, no reader in the way */
+	double rate;                /* callbacks/s, no reader in the way: */
+	double rate_lo, rate_hi;    /* median [min-max] of its windows */
 	double peak_objs;           /* most objects waiting at once, then */
 	double asleep_peak_objs;    /* ... while a reader sleeps inside */
 	int asleep_capped;          /* the producer stopped at CALL_CAP */

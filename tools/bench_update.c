@@ -160,13 +160,14 @@ static void *tput_worker(void *arg)
 			synchronize_srcu(&sep_domains[j->id]);
 		else
 			j->p->synchronize();
-		j->calls++;
+		/* read by sync_throughput() at each window's end */
+		__atomic_store_n(&j->calls, j->calls + 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
 
 /* Calls per GP of the last sync_throughput() run on libsrcu's domain(s). */
-static double last_calls_per_gp;
+static struct stat3 last_calls_per_gp;
 
 /* Grace periods completed so far on the domain(s) the updaters use. */
 static unsigned long gps_now(void)
@@ -194,28 +195,58 @@ static void *sep_reader_main(void *arg)
 	return NULL;
 }
 
-static double sync_throughput(const struct peer *p, int nupd, int quick)
+/* Calls of the updaters so far. */
+static long calls_now(const struct tput_job *j, int nupd)
 {
-	double secs = quick ? 0.3 : 1.0;
+	long total = 0;
+
+	for (int i = 0; i < nupd; i++)
+		total += __atomic_load_n(&j[i].calls, __ATOMIC_RELAXED);
+	return total;
+}
+
+/* synchronize calls/s of nupd updaters on p, in TPUT_WINDOWS windows:
+ * median [min-max] of the windows' rates; calls per grace period, the
+ * same way, in last_calls_per_gp. */
+#define TPUT_WINDOWS 5
+
+static struct stat3 sync_throughput(const struct peer *p, int nupd, int quick)
+{
+	double secs = (quick ? 0.3 : 1.0) / TPUT_WINDOWS, rate[TPUT_WINDOWS], per_gp[TPUT_WINDOWS];
+	double t0;
 	struct tput_job j[4];
 	pthread_t t[4];
 	int stop = 0;
-	long total = 0;
-	unsigned long gps = gps_now();
+	long before;
+	unsigned long gps_before;
 
 	for (int i = 0; i < nupd; i++) {
 		j[i] = (struct tput_job){ p, i, &stop, 0 };
 		pthread_create(&t[i], NULL, tput_worker, &j[i]);
 	}
-	usleep((useconds_t)(secs * 1e6));
-	flag_put(&stop, 1);
-	for (int i = 0; i < nupd; i++) {
-		pthread_join(t[i], NULL);
-		total += j[i].calls;
+	before = calls_now(j, nupd);
+	gps_before = gps_now();
+	t0 = clock_now_s();
+	for (int w = 0; w < TPUT_WINDOWS; w++) {
+		double t1;
+		long now;
+		unsigned long gps;
+
+		usleep((useconds_t)(secs * 1e6));
+		now = calls_now(j, nupd);
+		gps = gps_now();
+		t1 = clock_now_s();
+		rate[w] = (double)(now - before) / (t1 - t0);
+		per_gp[w] = gps > gps_before ? (double)(now - before) / (double)(gps - gps_before) : 0;
+		before = now;
+		gps_before = gps;
+		t0 = t1;
 	}
-	gps = gps_now() - gps;
-	last_calls_per_gp = gps ? (double)total / (double)gps : 0;
-	return (double)total / secs;
+	flag_put(&stop, 1);
+	for (int i = 0; i < nupd; i++)
+		pthread_join(t[i], NULL);
+	last_calls_per_gp = summarize(per_gp, TPUT_WINDOWS);
+	return summarize(rate, TPUT_WINDOWS);
 }
 
 /* A row of figure 4, with one idle reader thread running unless lone;
@@ -227,7 +258,8 @@ static void throughput_row(const struct peer *p, const char *label, int lone, in
 	pthread_t t, st[4];
 	static const int n[] = { 1, 2, 4 };
 	static const char *const metric[] = { "calls_per_s_1", "calls_per_s_2", "calls_per_s_4" };
-	double base = 0, shared[3] = { 0, 0, 0 };
+	double base = 0;
+	struct stat3 shared[3];
 	int is_srcu = p == &peer_srcu || p == &peer_srcu_exp || lone;
 
 	if (!lone && !use_separate) {
@@ -243,19 +275,25 @@ static void throughput_row(const struct peer *p, const char *label, int lone, in
 	}
 	printf("%-22s", label);
 	for (int k = 0; k < 3; k++) {
-		double r = sync_throughput(p, n[k], quick);
+		struct stat3 r = sync_throughput(p, n[k], quick);
 
 		if (k == 0)
-			base = r;
+			base = r.med;
 		shared[k] = last_calls_per_gp;
-		printf(" %9.0f %5.2fx", r, r / base);
-		record("throughput", label, metric[k], r, "calls/s");
+		printf(" %9.0f %5.2fx", r.med, r.med / base);
+		record("throughput", label, metric[k], r.med, "calls/s");
+		record_spread("throughput", label, metric[k], r.lo, r.hi, "calls/s");
 	}
 	if (is_srcu) {   /* how many calls each grace period served */
-		printf("   calls/GP %.2f %.2f %.2f", shared[0], shared[1], shared[2]);
-		record("throughput", label, "calls_per_gp_1", shared[0], "calls");
-		record("throughput", label, "calls_per_gp_2", shared[1], "calls");
-		record("throughput", label, "calls_per_gp_4", shared[2], "calls");
+		static const char *const per_gp[] = { "calls_per_gp_1", "calls_per_gp_2",
+						      "calls_per_gp_4" };
+
+		printf("   calls/GP %.2f %.2f %.2f", shared[0].med, shared[1].med, shared[2].med);
+		for (int k = 0; k < 3; k++) {
+			record("throughput", label, per_gp[k], shared[k].med, "calls");
+			record_spread("throughput", label, per_gp[k], shared[k].lo, shared[k].hi,
+				      "calls");
+		}
 	}
 	printf("\n");
 	if (!lone && !use_separate) {
