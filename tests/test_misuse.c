@@ -93,6 +93,50 @@ static void unlock_in_other_thread(void)
 	join(spawn(unlock_elsewhere, NULL));
 }
 
+/*
+ * Bug caught: a sleeping GP's check of unlocks that read only the
+ * domain's reader set.  A thread with a record (it read another domain)
+ * ends the main thread's section with the inline unlock: the count lands
+ * in its own record, which never locked this domain and so is not in its
+ * reader set.  It stays alive (its exit would report it), so only the
+ * sleeping GP's check can find the extra unlock; reading the set alone,
+ * the GP waited for the main thread's section forever.  (With fences the
+ * unlock's own check reports it at once.)
+ */
+static struct srcu_struct other_domain;
+static int cross_done;
+
+static void *unlock_elsewhere_and_stay(void *arg)
+{
+	(void)arg;
+	srcu_read_unlock(&other_domain, srcu_read_lock(&other_domain));
+	srcu_read_unlock(&named, cross_idx);
+	__atomic_store_n(&cross_done, 1, __ATOMIC_RELEASE);
+	for (;;)
+		sleep_ms(1000);
+	return NULL;
+}
+
+static void *sync_named(void *arg)
+{
+	(void)arg;
+	synchronize_srcu(&named);
+	return NULL;
+}
+
+static void unlock_elsewhere_then_sync(void)
+{
+	make_named();
+	REQUIRE(init_srcu_struct(&other_domain) == 0);
+	srcu_set_stall_timeout(&named, 100);
+	srcu_set_stall_handler(NULL, NULL);
+	cross_idx = srcu_read_lock(&named);
+	spawn(unlock_elsewhere_and_stay, NULL);
+	while (!__atomic_load_n(&cross_done, __ATOMIC_ACQUIRE))
+		sleep_us(100);
+	join(spawn(sync_named, NULL));   /* not this thread: its slot holds the lock */
+}
+
 static void use_after_cleanup(void)
 {
 	make_named();
@@ -338,6 +382,8 @@ int main(void)
 	CHECK(dies_saying(unlock_bad_index, "index 7", "'misuse-domain'", NULL));
 	CHECK(dies_saying(unlock_in_other_thread, "without a matching srcu_read_lock()",
 			  "srcu_up_read", NULL));
+	CHECK(dies_saying(unlock_elsewhere_then_sync, "without a matching srcu_read_lock()",
+			  "'misuse-domain'", NULL));
 	CHECK(dies_saying(use_after_cleanup, "srcu_read_lock()", "after cleanup_srcu_struct()",
 			  "'misuse-domain'", NULL));
 	CHECK(dies_saying(sync_after_cleanup, "after cleanup_srcu_struct()", NULL));

@@ -186,13 +186,23 @@ static void do_get_state(void) { cookie = get_state_synchronize_srcu(&call_domai
 static void do_poll(void) { (void)poll_state_synchronize_srcu(&call_domain, cookie); }
 static void do_start_poll(void) { cookie = start_poll_synchronize_srcu(&call_domain); }
 
+/* ns_per() over n calls in CALL_WINDOWS windows: median [min-max]. */
+static struct stat3 ns_windows(void (*fn)(void), long n)
+{
+	double v[CALL_WINDOWS];
+
+	for (int w = 0; w < CALL_WINDOWS; w++)
+		v[w] = ns_per(fn, n / CALL_WINDOWS);
+	return summarize(v, CALL_WINDOWS);
+}
+
 void bench_call_srcu(double secs, struct call_figures *f)
 {
 	run_windows(&srcu_ops, secs, f);
 	run(&srcu_ops, secs, 1, f);
-	f->ns_get_state = ns_per(do_get_state, 200000);
-	f->ns_poll = ns_per(do_poll, 1000000);
-	f->ns_start_poll = ns_per(do_start_poll, 20000);
+	f->ns_get_state = ns_windows(do_get_state, 200000);
+	f->ns_poll = ns_windows(do_poll, 1000000);
+	f->ns_start_poll = ns_windows(do_start_poll, 20000);
 	srcu_barrier(&call_domain);
 }
 
@@ -230,6 +240,12 @@ void bench_call_rcu(double secs, struct call_figures *f)
 
 /* ---- figure 8: deferred freeing ---- */
 
+static void poll_record(const char *metric, struct stat3 s)
+{
+	record("poll", "libsrcu", metric, s.med, "ns");
+	record_spread("poll", "libsrcu", metric, s.lo, s.hi, "ns");
+}
+
 static void call_row(const char *name, const struct call_figures *f)
 {
 	printf("%-12s %12.0f %12.0f %14.0f%s %14.1f\n", name, f->rate, f->peak_objs,
@@ -261,9 +277,10 @@ void figure_call(const struct bench_run *run)
 		call_row("call_rcu", &r);
 	}
 #endif
-	printf("polled API (ns per call): get_state %.1f, poll_state %.1f, start_poll %.1f\n",
-	       s.ns_get_state, s.ns_poll, s.ns_start_poll);
-	record("poll", "libsrcu", "get_state_ns", s.ns_get_state, "ns");
-	record("poll", "libsrcu", "poll_state_ns", s.ns_poll, "ns");
-	record("poll", "libsrcu", "start_poll_ns", s.ns_start_poll, "ns");
+	printf("polled API (ns per call, median of %d windows): get_state %.1f, poll_state %.1f,"
+	       " start_poll %.1f\n", CALL_WINDOWS, s.ns_get_state.med, s.ns_poll.med,
+	       s.ns_start_poll.med);
+	poll_record("get_state_ns", s.ns_get_state);
+	poll_record("poll_state_ns", s.ns_poll);
+	poll_record("start_poll_ns", s.ns_start_poll);
 }

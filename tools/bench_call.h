@@ -6,6 +6,8 @@
 #ifndef SRCU_BENCH_CALL_H
 #define SRCU_BENCH_CALL_H
 
+#include "bench.h"
+
 #define CALL_OBJ_BYTES 64          /* each object freed by a callback */
 #define CALL_CAP       2000000L    /* stop queueing here: 128 MB waiting */
 
@@ -15,7 +17,8 @@ struct call_figures {
 	double peak_objs;           /* most objects waiting at once, then */
 	double asleep_peak_objs;    /* ... while a reader sleeps inside */
 	int asleep_capped;          /* the producer stopped at CALL_CAP */
-	double ns_get_state, ns_poll, ns_start_poll;   /* libsrcu only */
+	/* libsrcu only: ns a call, median [min-max] of its windows */
+	struct stat3 ns_get_state, ns_poll, ns_start_poll;
 };
 
 void bench_call_srcu(double secs, struct call_figures *f);

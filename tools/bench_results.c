@@ -17,6 +17,7 @@
 static struct result *results;
 static int nresults, capacity;
 static int round_now;   /* set_round(): the round that records now */
+static struct result *rounds_kept;   /* merge_rounds(): the rounds' values */
 
 void record(const char *figure, const char *peer, const char *metric, double value,
 	    const char *unit)
@@ -117,6 +118,14 @@ static double most(double a, double b)
 	return a > b ? a : b;
 }
 
+/* The median of v[0..k): the mean of the middle two for an even k. */
+static double median(double *v, int k)
+{
+	double hi = quantile(v, k, 0.5);   /* sorts v; the upper middle */
+
+	return k % 2 ? hi : (v[k / 2 - 1] + hi) / 2;
+}
+
 /* all[first]'s key over every round: the median into the store, and the
  * spread of all their repetitions. */
 static void merge_key(const struct result *all, int n, int first, double *v)
@@ -139,7 +148,7 @@ static void merge_key(const struct result *all, int n, int first, double *v)
 		lo = least(lo, least(s->value, a ? a->value : s->value));
 		hi = most(hi, most(s->value, b ? b->value : s->value));
 	}
-	record(r->figure, r->peer, r->metric, quantile(v, k, 0.5), r->unit);
+	record(r->figure, r->peer, r->metric, median(v, k), r->unit);
 	record_spread(r->figure, r->peer, r->metric, lo, hi, r->unit);
 }
 
@@ -162,7 +171,9 @@ void merge_rounds(void)
 		    !find(all[i].figure, all[i].peer, all[i].metric))
 			merge_key(all, n, i, v);
 	free(v);
-	free(all);   /* the strings stay: the store points to them */
+	/* Kept, not freed: the rounds' M_min and M_max names were allocated
+	 * (record_spread()), and nothing else points to them now. */
+	rounds_kept = all;
 }
 
 double lookup(const char *figure, const char *peer, const char *metric)

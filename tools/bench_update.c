@@ -71,6 +71,8 @@ static struct stat3 quantile_spread(const double *v, int k, double q)
 	struct stat3 s;
 	int len = k / CHUNKS;
 
+	if (!c)
+		abort();
 	memcpy(c, v, sizeof(double) * (size_t)k);
 	s.med = s.lo = s.hi = quantile(c, k, q);
 	for (int i = 0; len > 0 && i < CHUNKS; i++) {

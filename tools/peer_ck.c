@@ -16,10 +16,17 @@ static __thread ck_epoch_record_t *record;
 
 static void epoch_init(void) { ck_epoch_init(&epoch); }
 
+/* A record an exited thread unregistered, else a new one: without the
+ * recycling, the records of every thread that ever read piled up, and
+ * ck_epoch_synchronize() walks them all (figure 4's one-updater rate fell
+ * from 10.9 M to 4.6 M to 2.9 M calls/s over a run's three rounds). */
 static ck_epoch_record_t *my_record(void)
 {
 	if (!record) {
 		pthread_once(&epoch_once, epoch_init);
+		record = ck_epoch_recycle(&epoch, NULL);
+		if (record)
+			return record;
 		record = calloc(1, sizeof(*record));
 		if (!record)
 			abort();
@@ -33,7 +40,7 @@ static void ck_online(void) { (void)my_record(); }
 static void ck_offline(void)
 {
 	if (record) {
-		ck_epoch_unregister(record);   /* ck recycles it: not freed */
+		ck_epoch_unregister(record);   /* my_record() recycles it */
 		record = NULL;
 	}
 }

@@ -26,7 +26,8 @@
  * in rounds (--rounds N: 3 by default, 1 with --quick); each value is
  * the median of its rounds, its spread the min-max of every repetition
  * (merge_rounds()); each figure prints its table every round, and the
- * last lines before the SUMMARY are the merged values.  Every
+ * merged values follow the last round, before the warnings and the
+ * SUMMARY.  Every
  * figure is also a row of --json/--csv; --plot draws a PNG per figure
  * that ran (bench_plots.c), with gnuplot.
  * The last line is a greppable SUMMARY: a value, or "failed" or
