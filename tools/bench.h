@@ -79,6 +79,11 @@ static inline struct stat3 summarize(double *v, int n)
 	return s;
 }
 
+/* record() of s.med as M, and record_spread() of s.lo, s.hi as M_min and
+ * M_max (bench_results.c). */
+void record_stat(const char *figure, const char *peer, const char *metric, struct stat3 s,
+		 const char *unit);
+
 /* A stop or ready flag between a figure's threads. */
 static inline int flag_get(int *f) { return __atomic_load_n(f, __ATOMIC_ACQUIRE); }
 static inline void flag_put(int *f, int v) { __atomic_store_n(f, v, __ATOMIC_RELEASE); }

@@ -240,12 +240,6 @@ void bench_call_rcu(double secs, struct call_figures *f)
 
 /* ---- figure 8: deferred freeing ---- */
 
-static void poll_record(const char *metric, struct stat3 s)
-{
-	record("poll", "libsrcu", metric, s.med, "ns");
-	record_spread("poll", "libsrcu", metric, s.lo, s.hi, "ns");
-}
-
 static void call_row(const char *name, const struct call_figures *f)
 {
 	printf("%-12s %12.0f %12.0f %14.0f%s %14.1f\n", name, f->rate, f->peak_objs,
@@ -280,7 +274,7 @@ void figure_call(const struct bench_run *run)
 	printf("polled API (ns per call, median of %d windows): get_state %.1f, poll_state %.1f,"
 	       " start_poll %.1f\n", CALL_WINDOWS, s.ns_get_state.med, s.ns_poll.med,
 	       s.ns_start_poll.med);
-	poll_record("get_state_ns", s.ns_get_state);
-	poll_record("poll_state_ns", s.ns_poll);
-	poll_record("start_poll_ns", s.ns_start_poll);
+	record_stat("poll", "libsrcu", "get_state_ns", s.ns_get_state, "ns");
+	record_stat("poll", "libsrcu", "poll_state_ns", s.ns_poll, "ns");
+	record_stat("poll", "libsrcu", "start_poll_ns", s.ns_start_poll, "ns");
 }

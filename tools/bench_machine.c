@@ -146,8 +146,7 @@ static void machine_row(const char *label, const char *peer, const char *metric,
 			struct stat3 s, const char *note)
 {
 	printf("%-40s %8.2f [%6.2f-%6.2f]%s\n", label, s.med, s.lo, s.hi, note);
-	record("machine", peer, metric, s.med, "us");
-	record_spread("machine", peer, metric, s.lo, s.hi, "us");
+	record_stat("machine", peer, metric, s, "us");
 }
 
 void figure_machine(const struct bench_run *run)

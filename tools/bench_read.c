@@ -160,11 +160,8 @@ static void read_cost_row(const struct peer *p, const struct bench_run *run, dou
 		printf("%5.1f\n", instr);
 	else
 		printf("    -\n");
-	record("read_pair", p->name, "ns_1thread", one.med, "ns");
-	record("read_pair", p->name, "ns_1thread_min", one.lo, "ns");
-	record("read_pair", p->name, "ns_1thread_max", one.hi, "ns");
-	record("read_pair", p->name, "ns_allcores", all.med, "ns");
-	record_spread("read_pair", p->name, "ns_allcores", all.lo, all.hi, "ns");
+	record_stat("read_pair", p->name, "ns_1thread", one, "ns");
+	record_stat("read_pair", p->name, "ns_allcores", all, "ns");
 }
 
 void figure_read_cost(const struct bench_run *run)
@@ -207,8 +204,7 @@ void figure_read_cost_under_updates(const struct bench_run *run)
 		busy = read_cost_stats(p, 1, 1, run->quick);
 		printf("%-16s %6.2f [%5.2f-%6.2f]  %5.2fx\n", p->name,
 		       busy.med, busy.lo, busy.hi, busy.med / idle);
-		record("read_pair_under_updates", p->name, "ns", busy.med, "ns");
-		record_spread("read_pair_under_updates", p->name, "ns", busy.lo, busy.hi, "ns");
+		record_stat("read_pair_under_updates", p->name, "ns", busy, "ns");
 		record("read_pair_under_updates", p->name, "vs_idle", busy.med / idle, "x");
 	}
 }

@@ -56,6 +56,13 @@ void record_spread(const char *figure, const char *peer, const char *metric, dou
 	record(figure, peer, b, hi, unit);
 }
 
+void record_stat(const char *figure, const char *peer, const char *metric, struct stat3 s,
+		 const char *unit)
+{
+	record(figure, peer, metric, s.med, unit);
+	record_spread(figure, peer, metric, s.lo, s.hi, unit);
+}
+
 /* The latest value of figure/peer/metric: this round's, or an earlier
  * round's where this one has not measured it (yet, or at all: the
  * instruction counts come from the first round only). */
@@ -93,19 +100,26 @@ static const char *suffixed(char *buf, size_t len, const struct result *r, const
 	return buf;
 }
 
-/* Is r the M_min or M_max row of a metric M that its round recorded?
- * (It is folded into M's spread.) */
-static int spread_row(const struct result *all, int n, const struct result *r)
+/* If r's metric is M_min or M_max: M, in base[256], and 1. */
+static int spread_base(const struct result *r, char base[256])
 {
 	size_t len = strlen(r->metric);
-	char base[256];
 
-	if (len <= 4 || len - 4 >= sizeof(base) ||
+	if (len <= 4 || len - 4 >= 256 ||
 	    (strcmp(r->metric + len - 4, "_min") && strcmp(r->metric + len - 4, "_max")))
 		return 0;
 	memcpy(base, r->metric, len - 4);
 	base[len - 4] = 0;
-	return in_round(all, n, r->figure, r->peer, base, r->round) != NULL;
+	return 1;
+}
+
+/* Is r the M_min or M_max row of a metric M that its round recorded?
+ * (It is folded into M's spread.) */
+static int spread_row(const struct result *all, int n, const struct result *r)
+{
+	char base[256];
+
+	return spread_base(r, base) && in_round(all, n, r->figure, r->peer, base, r->round);
 }
 
 static double least(double a, double b)
@@ -188,6 +202,27 @@ int recorded(const char *figure, const char *peer, const char *metric)
 	return find(figure, peer, metric) != NULL;
 }
 
+int result_is_spread(const struct result *r)
+{
+	char base[256];
+
+	return spread_base(r, base) && find(r->figure, r->peer, base);
+}
+
+int result_spread(const struct result *r, double *lo, double *hi)
+{
+	char name[256];
+	const struct result *a, *b;
+
+	a = find(r->figure, r->peer, suffixed(name, sizeof(name), r, "_min"));
+	b = find(r->figure, r->peer, suffixed(name, sizeof(name), r, "_max"));
+	if (!a || !b)
+		return 0;
+	*lo = a->value;
+	*hi = b->value;
+	return 1;
+}
+
 /* ---- figures' outcomes ---- */
 
 static enum figure_state figures[BENCH_FIGURES + 1];
@@ -250,7 +285,7 @@ static void json_string(FILE *f, const char *s)
 void write_json(const char *path, int cpus, const char *backend, int quick, int rounds)
 {
 	FILE *f = fopen(path, "w");
-	char date[32], name[256];
+	char date[32];
 	time_t now = time(NULL);
 
 	if (!f) {
@@ -268,17 +303,14 @@ void write_json(const char *path, int cpus, const char *backend, int quick, int 
 			n < BENCH_FIGURES ? ", " : "},\n");
 	fprintf(f, "  \"results\": [\n");
 	for (int i = 0; i < nresults; i++) {
-		const struct result *r = &results[i], *lo, *hi;
+		const struct result *r = &results[i];
+		double lo, hi;
 
 		fprintf(f, "    {\"figure\": \"%s\", \"peer\": \"%s\", \"metric\": \"%s\", "
 			"\"value\": %.9g, \"unit\": \"%s\"", r->figure, r->peer, r->metric,
 			r->value, r->unit);
-		snprintf(name, sizeof(name), "%s_min", r->metric);
-		lo = find(r->figure, r->peer, name);
-		snprintf(name, sizeof(name), "%s_max", r->metric);
-		hi = find(r->figure, r->peer, name);
-		if (lo && hi)
-			fprintf(f, ", \"min\": %.9g, \"max\": %.9g", lo->value, hi->value);
+		if (result_spread(r, &lo, &hi))
+			fprintf(f, ", \"min\": %.9g, \"max\": %.9g", lo, hi);
 		fprintf(f, "}%s\n", i + 1 < nresults ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");

@@ -33,6 +33,10 @@ void record_spread(const char *figure, const char *peer, const char *metric, dou
 double lookup(const char *figure, const char *peer, const char *metric);
 /* Was it recorded? */
 int recorded(const char *figure, const char *peer, const char *metric);
+/* Is r the M_min or M_max row of a recorded M?  r's spread (its M_min
+ * and M_max) into lo and hi, if recorded: 1, else 0. */
+int result_is_spread(const struct result *r);
+int result_spread(const struct result *r, double *lo, double *hi);
 
 /* A series' colour, by its number: 12 that a reader tells apart (the
  * default cycle of 8 gave two peers one colour). */

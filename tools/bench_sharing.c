@@ -1,10 +1,11 @@
 /*
  * bench_sharing.c: srcu-bench's figure 12, update-side sharing: libsrcu's
  * grace periods against urcu-memb's, in one process, in interleaved
- * rounds (libsrcu, memb, libsrcu, memb, ...), so that a noisy machine
- * moves both sides of a ratio alike.  Each cell is the median [min-max]
- * of the rounds; each ratio is taken round by round (the two sides ran
- * back to back) and then summarized the same way.  The goals are issue
+ * rounds (libsrcu, memb, libsrcu, memb, ...: one pair in each round of
+ * srcu-bench's run), so that a noisy machine moves both sides of a ratio
+ * alike.  Each round records one value a cell, each ratio taken within
+ * the round (the two sides ran back to back); the run's merge makes them
+ * the median [min-max] of the rounds (merge_rounds()).  The goals are issue
  * 23's, marked ok or MISS for the reader: a benchmark measures, it never
  * fails on a goal (tests assert).
  *
@@ -51,6 +52,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -61,7 +63,6 @@
 #include "clock.h"
 #include "srcu.h"
 
-#define ROUNDS_MAX 15
 #define MAX_UPDATERS 4
 
 /* The domains of (12e)/(12f): updater i on own[i]. */
@@ -77,7 +78,7 @@ static unsigned long membarriers_now(void)
 	return st.fence_membarriers;
 }
 
-/* ---- the cells: one value per round ---- */
+/* ---- the cells: one value each, this round's ---- */
 
 enum {
 	TPUT1_S, TPUT1_M, P50_S, P50_M,
@@ -92,13 +93,13 @@ enum {
 };
 
 struct cell {
-	const char *peer, *key, *key_min, *key_max, *unit;
-	double v[ROUNDS_MAX];
-	int n;
+	const char *peer, *key, *unit;
+	double v;
+	bool set;
 };
 
 /* record() keeps the strings: the keys are literals. */
-#define CELL(i, peer, key, unit) [i] = { peer, key, key "_min", key "_max", unit, { 0 }, 0 }
+#define CELL(i, peer, key, unit) [i] = { peer, key, unit, 0, false }
 #define SRCU "libsrcu"
 #define EXP "libsrcu-exp"
 #define MEMB "urcu-memb"
@@ -141,7 +142,7 @@ static struct cell cells[NCELLS] = {
 	CELL(X_T1000_E, EXP, "p50_us_1000_vs_normal", "x"),
 };
 
-/* Each ratio cell: numerator / denominator, round by round. */
+/* Each ratio cell: numerator / denominator, within the round. */
 static const int ratio_of[][3] = {
 	{ X_TPUT1, TPUT1_S, TPUT1_M }, { X_P50, P50_S, P50_M },
 	{ X_T2, T2_S, T2_M }, { X_T4, T4_S, T4_M },
@@ -152,8 +153,8 @@ static const int ratio_of[][3] = {
 
 static void put(int c, double v)
 {
-	if (cells[c].n < ROUNDS_MAX)
-		cells[c].v[cells[c].n++] = v;
+	cells[c].v = v;
+	cells[c].set = true;
 }
 
 /* ---- threads ---- */
@@ -377,35 +378,23 @@ static void reader_rows(const struct peer *p, const struct peer *exp, double sec
 
 /* ---- printing ---- */
 
-/* The median [min-max] of cell c, or 0 if it has none. */
-static int cell_stat(int c, struct stat3 *s)
-{
-	double v[ROUNDS_MAX];
-
-	if (!cells[c].n)
-		return 0;
-	memcpy(v, cells[c].v, sizeof(double) * (size_t)cells[c].n);
-	*s = summarize(v, cells[c].n);
-	return 1;
-}
-
 static void print_cell(int c, int width)
 {
-	struct stat3 s;
 	char buf[80];
+	double v = c >= 0 ? cells[c].v : 0;
 
 	if (c < 0)
 		snprintf(buf, sizeof(buf), "-");
-	else if (!cell_stat(c, &s))
+	else if (!cells[c].set)
 		snprintf(buf, sizeof(buf), "n/a");
 	else if (!strcmp(cells[c].unit, "x"))
-		snprintf(buf, sizeof(buf), "%.2fx [%.2f-%.2f]", s.med, s.lo, s.hi);
-	else if (s.med < 10)
-		snprintf(buf, sizeof(buf), "%.3f [%.3f-%.3f]", s.med, s.lo, s.hi);
-	else if (s.med < 1000)
-		snprintf(buf, sizeof(buf), "%.1f [%.1f-%.1f]", s.med, s.lo, s.hi);
+		snprintf(buf, sizeof(buf), "%.2fx", v);
+	else if (v < 10)
+		snprintf(buf, sizeof(buf), "%.3f", v);
+	else if (v < 1000)
+		snprintf(buf, sizeof(buf), "%.1f", v);
 	else
-		snprintf(buf, sizeof(buf), "%.0f [%.0f-%.0f]", s.med, s.lo, s.hi);
+		snprintf(buf, sizeof(buf), "%.0f", v);
 	printf(" %*s", width, buf);
 }
 
@@ -420,7 +409,6 @@ struct row {
 
 static void print_row(const struct row *r)
 {
-	struct stat3 s;
 	const char *mark = "";
 
 	printf("%-48s", r->label);
@@ -428,25 +416,21 @@ static void print_row(const struct row *r)
 	print_cell(r->memb, 27);
 	print_cell(r->ratio, 20);
 	if (r->goal >= 0) {
-		if (!cell_stat(r->goal, &s))
+		const struct cell *g = &cells[r->goal];
+
+		if (!g->set)
 			mark = "n/a";
 		else
-			mark = (r->ge ? s.med >= r->bound : s.med <= r->bound) ? "ok" : "MISS";
+			mark = (r->ge ? g->v >= r->bound : g->v <= r->bound) ? "ok" : "MISS";
 	}
 	printf("  %-18s %s\n", r->goal_text ? r->goal_text : "", mark);
 }
 
 static void record_cells(void)
 {
-	for (int c = 0; c < NCELLS; c++) {
-		struct stat3 s;
-
-		if (!cell_stat(c, &s))
-			continue;
-		record("sharing", cells[c].peer, cells[c].key, s.med, cells[c].unit);
-		record("sharing", cells[c].peer, cells[c].key_min, s.lo, cells[c].unit);
-		record("sharing", cells[c].peer, cells[c].key_max, s.hi, cells[c].unit);
-	}
+	for (int c = 0; c < NCELLS; c++)
+		if (cells[c].set)
+			record("sharing", cells[c].peer, cells[c].key, cells[c].v, cells[c].unit);
 }
 
 static const struct row rows[] = {
@@ -486,9 +470,8 @@ static const struct row rows[] = {
 
 void figure_sharing(const struct bench_run *run)
 {
-	/* One interleaved round (libsrcu, memb) in each round of the run,
-	 * whose rounds give the median and spread (srcu-bench --rounds). */
-	int rounds = 1;
+	/* libsrcu, then memb, once in each round of the run, whose rounds
+	 * give the median and spread (srcu-bench --rounds). */
 	double secs = run->quick ? 0.2 : 0.25;
 	const struct peer *memb = NULL;
 
@@ -498,47 +481,44 @@ void figure_sharing(const struct bench_run *run)
 	for (int i = 0; i < MAX_UPDATERS; i++)
 		init_srcu_struct(&own[i]);
 	for (int c = 0; c < NCELLS; c++)
-		cells[c].n = 0;
+		cells[c].set = false;
 	printf("\n(12) update-side sharing against urcu-memb, one process: libsrcu then memb,"
 	       " %.2f s windows; ratios taken within the round; goals of issue 23"
 	       " (informational)\n", secs);
-	for (int k = 0; k < rounds; k++) {
-		lone_updater(&peer_srcu, secs, TPUT1_S, P50_S);
-		if (memb)
-			lone_updater(memb, secs, TPUT1_M, P50_M);
-		for (int n = 2; n <= 4; n += 2) {
-			struct tput t = updaters_window(&peer_srcu, n, secs);
+	lone_updater(&peer_srcu, secs, TPUT1_S, P50_S);
+	if (memb)
+		lone_updater(memb, secs, TPUT1_M, P50_M);
+	for (int n = 2; n <= 4; n += 2) {
+		struct tput t = updaters_window(&peer_srcu, n, secs);
 
-			put(n == 2 ? T2_S : T4_S, t.calls_per_s);
-			put(n == 2 ? GP2 : GP4, t.calls_per_gp);
-			put(n == 2 ? MB2 : MB4, t.membarriers_per_call);
-			if (memb)
-				put(n == 2 ? T2_M : T4_M, updaters_window(memb, n, secs).calls_per_s);
-			t = updaters_window(NULL, n, secs);
-			put(n == 2 ? TOWN2 : TOWN4, t.calls_per_s);
-			put(n == 2 ? MBOWN2 : MBOWN4, t.membarriers_per_call);
-		}
-		reader_rows(&peer_srcu, &peer_srcu_exp, secs, RIDLE_S, RNORM_S, REXP_S);
+		put(n == 2 ? T2_S : T4_S, t.calls_per_s);
+		put(n == 2 ? GP2 : GP4, t.calls_per_gp);
+		put(n == 2 ? MB2 : MB4, t.membarriers_per_call);
 		if (memb)
-			reader_rows(memb, NULL, secs, RIDLE_M, RBUSY_M, -1);
-		/* Normal and expedited alternate on one set of threads: a
-		 * row each on threads of its own compared the noise of two
-		 * thread sets (normal 13.8 us, expedited 26.6 us in one round,
-		 * the same code path). */
-		struct stat3 exp_us, normal_us = gp_with_threads_alt(&peer_srcu, &peer_srcu_exp,
-								     1000, 0, run->quick, &exp_us);
-
-		put(T1000_S, normal_us.med);
-		put(T1000_E, exp_us.med);
-		if (memb)
-			put(T1000_M, gp_with_threads(memb, 1000, 0, run->quick).med);
+			put(n == 2 ? T2_M : T4_M, updaters_window(memb, n, secs).calls_per_s);
+		t = updaters_window(NULL, n, secs);
+		put(n == 2 ? TOWN2 : TOWN4, t.calls_per_s);
+		put(n == 2 ? MBOWN2 : MBOWN4, t.membarriers_per_call);
 	}
+	reader_rows(&peer_srcu, &peer_srcu_exp, secs, RIDLE_S, RNORM_S, REXP_S);
+	if (memb)
+		reader_rows(memb, NULL, secs, RIDLE_M, RBUSY_M, -1);
+	/* Normal and expedited alternate on one set of threads: a
+	 * row each on threads of its own compared the noise of two
+	 * thread sets (normal 13.8 us, expedited 26.6 us in one round,
+	 * the same code path). */
+	struct stat3 exp_us, normal_us = gp_with_threads_alt(&peer_srcu, &peer_srcu_exp,
+							     1000, 0, run->quick, &exp_us);
+
+	put(T1000_S, normal_us.med);
+	put(T1000_E, exp_us.med);
+	if (memb)
+		put(T1000_M, gp_with_threads(memb, 1000, 0, run->quick).med);
 	for (size_t i = 0; i < sizeof(ratio_of) / sizeof(ratio_of[0]); i++) {
 		const struct cell *a = &cells[ratio_of[i][1]], *b = &cells[ratio_of[i][2]];
 
-		for (int k = 0; k < a->n && k < b->n; k++)
-			if (b->v[k] > 0)
-				put(ratio_of[i][0], a->v[k] / b->v[k]);
+		if (a->set && b->set && b->v > 0)
+			put(ratio_of[i][0], a->v / b->v);
 	}
 	printf("%-48s %27s %27s %20s  %s\n", "", "libsrcu", memb ? "urcu-memb" : "urcu-memb (not built)",
 	       "libsrcu / memb", "goal");

@@ -119,13 +119,6 @@ static void sync_latency(const struct peer *p, int busy, struct stat3 *p50, stru
 	free(v);
 }
 
-/* A latency quantile with its spread over the chunks (quantile_spread()). */
-static void record_latency(const struct peer *p, const char *metric, struct stat3 s)
-{
-	record("gp_latency", p->name, metric, s.med, "us");
-	record_spread("gp_latency", p->name, metric, s.lo, s.hi, "us");
-}
-
 void figure_gp_latency(const struct bench_run *run)
 {
 	printf("\n(3) grace-period latency (us), 1 reader thread idle or looping\n");
@@ -139,10 +132,10 @@ void figure_gp_latency(const struct bench_run *run)
 		sync_latency(p, 1, &b50, &b99, run->quick);
 		printf("%-16s %10.2f %10.2f %10.2f %10.2f\n", p->name, a50.med, a99.med, b50.med,
 		       b99.med);
-		record_latency(p, "idle_p50", a50);
-		record_latency(p, "idle_p99", a99);
-		record_latency(p, "busy_p50", b50);
-		record_latency(p, "busy_p99", b99);
+		record_stat("gp_latency", p->name, "idle_p50", a50, "us");
+		record_stat("gp_latency", p->name, "idle_p99", a99, "us");
+		record_stat("gp_latency", p->name, "busy_p50", b50, "us");
+		record_stat("gp_latency", p->name, "busy_p99", b99, "us");
 	}
 }
 
@@ -283,19 +276,15 @@ static void throughput_row(const struct peer *p, const char *label, int lone, in
 			base = r.med;
 		shared[k] = last_calls_per_gp;
 		printf(" %9.0f %5.2fx", r.med, r.med / base);
-		record("throughput", label, metric[k], r.med, "calls/s");
-		record_spread("throughput", label, metric[k], r.lo, r.hi, "calls/s");
+		record_stat("throughput", label, metric[k], r, "calls/s");
 	}
 	if (is_srcu) {   /* how many calls each grace period served */
 		static const char *const per_gp[] = { "calls_per_gp_1", "calls_per_gp_2",
 						      "calls_per_gp_4" };
 
 		printf("   calls/GP %.2f %.2f %.2f", shared[0].med, shared[1].med, shared[2].med);
-		for (int k = 0; k < 3; k++) {
-			record("throughput", label, per_gp[k], shared[k].med, "calls");
-			record_spread("throughput", label, per_gp[k], shared[k].lo, shared[k].hi,
-				      "calls");
-		}
+		for (int k = 0; k < 3; k++)
+			record_stat("throughput", label, per_gp[k], shared[k], "calls");
 	}
 	printf("\n");
 	if (!lone && !use_separate) {
@@ -557,8 +546,7 @@ static void domains_row(int n, int first_round)
 static void threads_cell(const char *peer, const char *metric, struct stat3 s)
 {
 	printf(" %9.2f", s.med);
-	record("scaling_threads", peer, metric, s.med, "us");
-	record_spread("scaling_threads", peer, metric, s.lo, s.hi, "us");
+	record_stat("scaling_threads", peer, metric, s, "us");
 }
 
 void figure_scaling(const struct bench_run *run)

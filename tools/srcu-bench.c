@@ -50,7 +50,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -169,26 +168,16 @@ static void run_round(const struct bench_run *run, int k)
 static void print_merged(int rounds)
 {
 	const struct result *r;
-	char name[256];
+	double lo, hi;
 
 	printf("\n== the run: median [min-max] over its %d rounds, every repetition counted"
 	       " (the values --json records and the docs quote) ==\n", rounds);
 	for (int i = 0; (r = result_at(i)); i++) {
-		size_t len = strlen(r->metric);
-
-		if (len > 4 && (!strcmp(r->metric + len - 4, "_min") ||
-				!strcmp(r->metric + len - 4, "_max"))) {
-			snprintf(name, sizeof(name), "%.*s", (int)(len - 4), r->metric);
-			if (recorded(r->figure, r->peer, name))
-				continue;   /* shown with its metric */
-		}
-		snprintf(name, sizeof(name), "%s_min", r->metric);
+		if (result_is_spread(r))
+			continue;   /* shown with its metric */
 		printf("%-24s %-22s %-30s %12.6g", r->figure, r->peer, r->metric, r->value);
-		if (recorded(r->figure, r->peer, name)) {
-			printf(" [%.6g-", lookup(r->figure, r->peer, name));
-			snprintf(name, sizeof(name), "%s_max", r->metric);
-			printf("%.6g]", lookup(r->figure, r->peer, name));
-		}
+		if (result_spread(r, &lo, &hi))
+			printf(" [%.6g-%.6g]", lo, hi);
 		printf(" %s\n", r->unit);
 	}
 }
