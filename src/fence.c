@@ -21,6 +21,10 @@
  *   membarrier without the lock (a descheduled lock holder must not
  *   stall every domain).
  *
+ * A paced caller (a normal grace period whose readers ran) asks first
+ * and waits out its pacing gap after: any membarrier that begins after
+ * the ask, whoever runs it, serves it and ends the wait.
+ *
  * doc/design.md ("The fence service") argues that a membarrier which
  * began after the caller's read of seq is, for the caller's check, as good
  * as one the caller ran itself; model/fence.pml checks it with store
@@ -51,6 +55,9 @@ int64_t srcu__fence_patience_ns = 1000 * 1000L;   /* tests may lengthen it */
 #define PACE_RATIO 6
 /* Below this excess a membarrier interrupted nobody that matters. */
 #define PACE_MIN_EXCESS_NS 1000
+/* The bound on a grace period's pacing (gp.c's pace()): an updater pays
+ * at most this for the readers' sake, whatever other domains do. */
+int64_t srcu__fence_pace_max_ns = 1000 * 1000L;   /* tests may lengthen it */
 
 /* One service per kind of membarrier: the process's own (private), and
  * the global one for shared domains.  Its words are this process's. */
@@ -219,10 +226,10 @@ static unsigned long needed(unsigned long seq)
 	return srcu__seq_snap(seq);
 }
 
-static void fence_heavy(struct service *fs, bool urgent)
+/* A request for a heavy fence: the seq value that serves it. */
+static unsigned long fence_ask(struct service *fs)
 {
 	unsigned long s;
-	int64_t deadline = -1;
 
 	/* FS: pairs with FM in run_fences(): what the caller's thread has
 	 * stored and seen so far (the updates its grace period publishes,
@@ -232,6 +239,16 @@ static void fence_heavy(struct service *fs, bool urgent)
 	srcu__smp_mb();
 	s = needed(load_relaxed(&fs->seq));
 	__atomic_fetch_add(&fs->requests, 1, __ATOMIC_RELAXED);
+	return s;
+}
+
+/* Return once seq reaches s: served by a membarrier someone else runs,
+ * by the ones this caller runs under the lock, or, past its patience, by
+ * its own. */
+static void fence_wait(struct service *fs, unsigned long s, bool urgent)
+{
+	int64_t deadline = -1;
+
 	if (urgent)
 		__atomic_fetch_add(&fs->urgent, 1, __ATOMIC_RELAXED);
 	for (;;) {
@@ -263,6 +280,11 @@ static void fence_heavy(struct service *fs, bool urgent)
 	srcu__smp_mb();
 }
 
+static void fence_heavy(struct service *fs, bool urgent)
+{
+	fence_wait(fs, fence_ask(fs), urgent);
+}
+
 void srcu__fence_heavy(bool urgent)
 {
 	/* Acquire: see srcu__backend_init().  A caller that still reads
@@ -281,6 +303,44 @@ void srcu__fence_heavy(bool urgent)
 void srcu__fence_heavy_global(void)
 {
 	fence_heavy(&global_fs, false);
+}
+
+/* ---- paced fences (gp.c's pace()) ---- */
+
+unsigned long srcu__fence_ask(void)
+{
+	return fence_ask(&private_fs);
+}
+
+bool srcu__fence_served(unsigned long s)
+{
+	return seq_reached(&private_fs, s);
+}
+
+unsigned int srcu__fence_event(void)
+{
+	return load_acquire(&private_fs.event);
+}
+
+void srcu__fence_sleep(unsigned int ev, int64_t deadline_ns)
+{
+	/* Pairs with event_bump() (the end of every membarrier) and
+	 * srcu__fence_kick(): increment, then sleep. */
+	__atomic_fetch_add(&private_fs.sleepers, 1, __ATOMIC_SEQ_CST);
+	srcu__backend_futex_wait(&private_fs.event, ev, deadline_ns, false);
+	__atomic_fetch_sub(&private_fs.sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+void srcu__fence_kick(void)
+{
+	event_bump(&private_fs);
+}
+
+void srcu__fence_heavy_asked(unsigned long s, bool urgent)
+{
+	/* Only asked for in membarrier mode (a paced gap is 0 with fences),
+	 * which a process never leaves. */
+	fence_wait(&private_fs, s, urgent);
 }
 
 void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests)

@@ -34,6 +34,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -390,20 +391,20 @@ static bool gp_exp(struct srcu_struct *sp)
 			      srcu__seq_end(load_relaxed(&d->gp_seq)));
 }
 
-static void gp_event_bump(struct srcu_struct *sp);
 static void seq_request(unsigned long *needed, unsigned long s);
 
 /* Ask that the GP which completes s, and every GP before it still to
  * end, be expedited; wake a runner that is pacing.  X: the seq-cst request
  * and flag read pair with pace()'s seq-cst flag set and request read:
- * either it sees the request, or this sees it pacing. */
+ * either it sees the request, or this sees it pacing and kicks the fence
+ * service's event, on which it sleeps. */
 static void expedite(struct srcu_struct *sp, unsigned long s)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 
 	seq_request(&d->gp_exp_needed, s);
 	if (__atomic_load_n(&d->gp_flags, __ATOMIC_SEQ_CST) & GP_PACING)
-		gp_event_bump(sp);
+		srcu__fence_kick();
 }
 
 /* Whether readers of sp ran since its last GP's first check, from that
@@ -421,42 +422,67 @@ static void note_readers(struct srcu_struct *sp, unsigned long locks)
 	store_relaxed(&d->gp_flags, flags);
 }
 
+/* When a paced fence of sp's running GP may go: the gap after the last
+ * membarrier (srcu__fence_paced_until()), read once, and never later
+ * than srcu__fence_pace_max_ns after the GP began.  0: not paced. */
+static int64_t pace_until(struct srcu_struct *sp)
+{
+	struct srcu__domain *d = srcu__dom(sp);
+	int64_t until, bound;
+
+	if (!(load_relaxed(&d->gp_flags) & GP_PACED))
+		return 0;
+	until = srcu__fence_paced_until();
+	bound = (int64_t)load_relaxed(&d->gp_start_ns) + srcu__fence_pace_max_ns;
+	return until < bound || SRCU__BUSTED(PACEUNBOUNDED) ? until : bound;
+}
+
 /*
  * Readers first (doc/design.md): a normal GP of a domain whose readers
  * ran since its last GP waits, before each membarrier, until the last
  * membarrier's end plus a multiple of what it cost the threads it
- * interrupted (srcu__fence_paced_until()), so that back-to-back GPs take
- * a bounded share of a running reader's time.  A membarrier that found
- * nobody running costs nothing to wait for; neither does one long past.
- * An expedited request ends the wait (expedite() bumps gp_event).
+ * interrupted, so that back-to-back GPs take a bounded share of a running
+ * reader's time.  The wait is bounded (doc/design.md, "Liveness"): its
+ * end is read once (membarriers that other domains issue meanwhile move
+ * the process's gap, not this wait), it ends by srcu__fence_pace_max_ns
+ * after the GP began, and it ends as soon as any membarrier that began
+ * after the fence was asked for (s) has run: that one serves it, and has
+ * already cost the readers what pacing spares them.  An expedited
+ * request ends it too (expedite() kicks the event).
  */
-static void pace(struct srcu_struct *sp)
+static void pace(struct srcu_struct *sp, unsigned long s, int64_t until)
 {
 	struct srcu__domain *d = srcu__dom(sp);
-	int64_t until;
 
-	if (!(load_relaxed(&d->gp_flags) & GP_PACED))
-		return;
-	while ((until = srcu__fence_paced_until()) > now_ns()) {
-		unsigned int ev = load_acquire(&d->gp_event);
+	while (now_ns() < until && !srcu__fence_served(s)) {
+		unsigned int ev = srcu__fence_event();
 
 		/* X: pairs with expedite(): flag, then request (both seq-cst). */
 		__atomic_fetch_or(&d->gp_flags, GP_PACING, __ATOMIC_SEQ_CST);
 		if (gp_exp(sp))
 			break;
-		__atomic_fetch_add(&d->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
-		wait_on(sp, &d->gp_event, ev, NULL, until);
-		__atomic_fetch_sub(&d->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
+		srcu__fence_sleep(ev, until);
+		if (SRCU__BUSTED(PACEUNBOUNDED))   /* each membarrier moves it on */
+			until = srcu__fence_paced_until();
 	}
 	__atomic_fetch_and(&d->gp_flags, ~GP_PACING, __ATOMIC_RELAXED);
 }
 
-/* The process's heavy fence (A, W) for sp's GP: after the pacing wait
- * of a paced GP, and urgent when the GP is expedited. */
+/* The process's heavy fence (A, W) for sp's GP: urgent when the GP is
+ * expedited; after the pacing wait of a paced GP, where the fence is
+ * asked for first and any membarrier run meanwhile serves it. */
 static void fence_private(struct srcu_struct *sp)
 {
-	pace(sp);
-	srcu__fence_heavy(gp_exp(sp));
+	int64_t until = pace_until(sp);
+	unsigned long s;
+
+	if (until <= now_ns()) {
+		srcu__fence_heavy(gp_exp(sp));
+		return;
+	}
+	s = srcu__fence_ask();   /* FS, before the wait: see pace() */
+	pace(sp, s, until);
+	srcu__fence_heavy_asked(s, gp_exp(sp));
 }
 
 /* ---- reader checks ---- */
@@ -623,6 +649,7 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 		if (readers_look_done(sp, idx) && srcu__gp_readers_done(sp, idx))
 			break;
 		stat_inc(&srcu__dom(sp)->stat_sleeps);
+		SRCU__TORTURE_POINT(GP_SLEEP, sp);
 		wait_on(sp, wake_seq, seq, dl,
 			srcu__backend_earliest(srcu__stall_deadline(&watch), dead_check));
 		if (dead_check >= 0 && now_ns() >= dead_check) {
@@ -741,6 +768,8 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 	/* Release pairs with the acquire in seq_done(): a caller that sees
 	 * the GP ended is ordered after the scans' fences. */
 	store_release(&d->gp_seq, srcu__seq_end(seq));
+	/* Pacing is a running GP's: cleanup's checks, between GPs, are not. */
+	store_relaxed(&d->gp_flags, load_relaxed(&d->gp_flags) & ~GP_PACED);
 	expect(sp);
 	gp_event_bump(sp);
 	stat_gp_time(sp, (uint64_t)(now_ns() - start));
@@ -941,6 +970,26 @@ static __thread unsigned int inside_depth;
 /* The domain this thread's cleanup holds closed, if any. */
 static __thread struct srcu_struct *closing;
 
+/* Wait until cleanup has decided (its close of the users word is gone).
+ * It decides after reader checks, whose membarriers may take a while on a
+ * loaded machine: a short spin, then a sleep on the word, which
+ * srcu__gp_reopen() wakes.  The acquire pairs with its release: the
+ * verdict (unbound, or still live) is seen. */
+static void wait_verdict(unsigned int *users)
+{
+	int saved_errno = errno;   /* the polled calls may run in a handler */
+	unsigned int v;
+
+	for (int i = 0; i < 256; i++) {
+		if (!(load_acquire(users) & USERS_CLOSING))
+			return;
+		srcu__cpu_relax();
+	}
+	while ((v = load_acquire(users)) & USERS_CLOSING)
+		srcu__backend_futex_wait(users, v, -1, false);
+	errno = saved_errno;
+}
+
 void srcu__gp_enter(struct srcu_struct *sp, const char *who)
 {
 	unsigned int *users;
@@ -966,8 +1015,7 @@ void srcu__gp_enter(struct srcu_struct *sp, const char *who)
 	while ((__atomic_fetch_add(users, 1, __ATOMIC_SEQ_CST) & USERS_CLOSING) &&
 	       load_relaxed(&closing) != sp) {
 		__atomic_fetch_sub(users, 1, __ATOMIC_RELAXED);
-		while (load_acquire(users) & USERS_CLOSING)
-			srcu__cpu_relax();   /* cleanup decides without waiting */
+		wait_verdict(users);
 	}
 	(void)srcu__domain_id(sp, who);   /* cleaned up before we counted: reported */
 	SRCU__TORTURE_POINT(UPDATE_ENTERED, sp);
@@ -1012,6 +1060,9 @@ void srcu__gp_reopen(struct srcu_struct *sp)
 	/* An AND, not a store of 0: a caller that counted itself and saw the
 	 * bit takes its count back after this may have run. */
 	__atomic_fetch_and(&srcu__dom(sp)->users, ~USERS_CLOSING, __ATOMIC_RELEASE);
+	/* Callers asleep in wait_verdict(): the word changed, so one about
+	 * to sleep returns at once, and one asleep is woken here. */
+	srcu__backend_futex_wake(&srcu__dom(sp)->users, INT_MAX, false);
 	store_relaxed(&closing, NULL);   /* after: the word is open again first */
 }
 

@@ -284,6 +284,21 @@ SRCU__HIDDEN void srcu__fence_heavy_global(void);
 /* When a paced (normal) grace period may issue its next membarrier:
  * CLOCK_MONOTONIC ns, or 0 for now. */
 SRCU__HIDDEN int64_t srcu__fence_paced_until(void);
+/* A paced heavy fence (private domains, membarrier mode), in steps: ask
+ * (fence FS, and the snapshot that a membarrier beginning after it
+ * reaches), wait out the pacing gap, then srcu__fence_heavy_asked().  A
+ * membarrier that anyone runs in the meantime serves the request
+ * (srcu__fence_served()); the pacing wait sleeps on the service's event,
+ * bumped at each membarrier's end and by srcu__fence_kick(). */
+SRCU__HIDDEN unsigned long srcu__fence_ask(void);
+SRCU__HIDDEN bool srcu__fence_served(unsigned long s);
+SRCU__HIDDEN unsigned int srcu__fence_event(void);
+SRCU__HIDDEN void srcu__fence_sleep(unsigned int ev, int64_t deadline_ns);
+SRCU__HIDDEN void srcu__fence_kick(void);
+SRCU__HIDDEN void srcu__fence_heavy_asked(unsigned long s, bool urgent);
+/* The longest a paced grace period waits for its gaps, counted from its
+ * start: past it the GP runs unpaced (1 ms; tests lengthen it). */
+SRCU__HIDDEN extern int64_t srcu__fence_pace_max_ns;
 /* Membarriers run, heavy fences asked for: since the process started. */
 SRCU__HIDDEN void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests);
 SRCU__HIDDEN void srcu__fence_fork_child(void);

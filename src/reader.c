@@ -781,6 +781,23 @@ void srcu_up_read(struct srcu_struct *sp, int idx)
 
 /* ---- thread exit and fork ---- */
 
+/* Counts of index idx of domain id moved to the ended side of the sums
+ * by someone other than the reader's own unlock (a dead thread's sections
+ * ended, an exiting thread's up/down imbalance handed over): wake the
+ * grace period that may sleep on them, as an unlock does.  A check that
+ * overlapped the move may have read part of it and counted an ended
+ * section as open; it went to sleep, and only this wakes it. */
+static void counts_moved(unsigned int id, int idx)
+{
+	/* W (moved): pairs with the fence after a GP sets its waiting flag
+	 * in sleep_until_done(), as W in srcu_read_unlock() does: either the
+	 * GP's scan sees the moved counts or this load sees the flag.  A
+	 * full fence: with the fence backend the GP's side is a plain fence,
+	 * not a membarrier, and a store then a load may otherwise reorder. */
+	srcu__smp_mb();
+	wake_if_waited(id, idx);
+}
+
 /* End the sections a dead thread left open in one slot, as its unlocks
  * would have.  Caller holds srcu__domain_registry_lock, so the domain cannot be
  * unbound (and freed) before the wake-up is done. */
@@ -799,13 +816,7 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 			   sp ? srcu__report_name(sp, n, sizeof(n)) : "(cleaned up)");
 	srcu__hb_section_end(id, idx);
 	store_release(&s->unlock[idx], s->unlock[idx] + open);
-	/* W (exit): pairs with the fence after a GP sets its waiting flag in
-	 * sleep_until_done(), as W in srcu_read_unlock() does: either the
-	 * GP's scan sees the balanced count or this load sees the flag.  A
-	 * full fence: with the fence backend the GP's side is a plain fence,
-	 * not a membarrier, and a store then a load may otherwise reorder. */
-	srcu__smp_mb();
-	wake_if_waited(id, idx);
+	counts_moved(id, idx);
 }
 
 /* An unlock without its lock, found when a slot's sections are ended:
@@ -843,12 +854,18 @@ static void hand_over_updown(struct srcu__slot *s, unsigned int id)
 		if (open > 0) {          /* begun here, to be ended elsewhere */
 			__atomic_fetch_add(&d->down_lock[idx], (unsigned long)open,
 					   __ATOMIC_SEQ_CST);
+			SRCU__TORTURE_POINT(HANDOVER, NULL);
 			store_release(&s->unlock[idx], s->unlock[idx] + (unsigned long)open);
 		} else if (open < 0) {   /* ended here, begun elsewhere */
 			store_relaxed(&s->lock[idx], s->lock[idx] + (unsigned long)-open);
+			SRCU__TORTURE_POINT(HANDOVER, NULL);
 			__atomic_fetch_add(&d->down_unlock[idx], (unsigned long)-open,
 					   __ATOMIC_SEQ_CST);
 		}
+		/* A check between the two counts saw the sections open (both
+		 * orders add to the open side first): it may be asleep now. */
+		if (open != 0 && !SRCU__BUSTED(HANDOVERNOWAKE))
+			counts_moved(id, idx);
 	}
 }
 
@@ -872,7 +889,9 @@ unsigned long srcu__reader_updown_open(struct srcu_struct *sp, int idx)
  * the shared counters', which go with the domain.  Writes other threads'
  * slots, which nobody counts in now: no section of a domain being cleaned
  * up may run; the registry lock orders this with exiting threads' hand-
- * overs (their slots are balanced already, then). */
+ * overs (their slots are balanced already, then).  It wakes nobody: no
+ * grace period can be running or asleep (cleanup holds gp_lock), and no
+ * later one of this domain can begin (it is leaving its id). */
 void srcu__reader_rebalance(unsigned int id)
 {
 	pthread_mutex_lock(&srcu__domain_registry_lock);

@@ -32,6 +32,16 @@ enum srcu__torture_flavor {
 				 * begins and a caller arrives: 4-25 s with
 				 * tools/CMakeLists.txt's workload (1 domain,
 				 * 1 reader, 8 writers, all expedited) */
+	SRCU_TORTURE_HANDOVERNOWAKE,/* an exiting thread hands its up/down
+				 * imbalance over without waking the grace
+				 * period that sleeps on it (issue 33's first
+				 * liveness bug): a GP whose check overlapped
+				 * the hand-over sleeps until its stall timer */
+	SRCU_TORTURE_PACEUNBOUNDED,/* a paced GP re-reads the process's pacing
+				 * gap after each sleep, uncapped, and no
+				 * membarrier run meanwhile serves it: while
+				 * another domain issues membarriers, a normal
+				 * GP waits as long as that goes on */
 };
 
 /* Points in the library where a test may stop a thread, to open a race
@@ -62,6 +72,12 @@ enum srcu__torture_point {
 					   * its answer; arg: int64_t *, which the
 					   * hook may change (a pacing gap of a
 					   * test's choosing) */
+	SRCU_TORTURE_POINT_HANDOVER,      /* reader.c: an exiting thread's up/down
+					   * imbalance is half handed over (the
+					   * first count moved, not the second),
+					   * registry lock held; arg: NULL */
+	SRCU_TORTURE_POINT_GP_SLEEP,      /* gp.c: a GP is about to sleep on its
+					   * readers (sleep_until_done()); arg: sp */
 	SRCU_TORTURE_POINT_PROC_STAT,     /* shared_file.c: a stat file that names
 					   * a process (this one or another) was read;
 					   * arg: struct srcu__torture_stat, whose pid

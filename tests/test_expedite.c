@@ -19,6 +19,7 @@
  */
 #include "check.h"
 #include "../src/torture.h"
+#include "../src/internal.h"
 
 static struct srcu_struct dom;
 
@@ -132,6 +133,9 @@ static void paced_then_cut(void (*cut)(void), const char *what)
 	srcu_read_unlock(&dom, srcu_read_lock(&dom));
 	synchronize_srcu(&dom);   /* its first check sees the section */
 	sync_done = pace_asks = 0;
+	/* Past the bound a paced GP goes on unpaced: lift it, so that only
+	 * the cut can end this one. */
+	srcu__fence_pace_max_ns = (int64_t)600 * 1000 * 1000 * 1000;
 	flag_set(&pace_forever);
 	u = spawn(sync_normal, NULL);
 	while (!__atomic_load_n(&pace_asks, __ATOMIC_SEQ_CST))
@@ -143,6 +147,7 @@ static void paced_then_cut(void (*cut)(void), const char *what)
 	cut();
 	join(u);   /* hangs (the watchdog fails the test) if not cut */
 	pace_forever = 0;
+	srcu__fence_pace_max_ns = 1000 * 1000;
 	CHECK(exp_gps() - before >= 1);
 }
 
