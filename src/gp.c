@@ -454,9 +454,14 @@ static void pace(struct srcu_struct *sp, unsigned long s, int64_t until)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 
-	while (now_ns() < until && !srcu__fence_served(s)) {
+	for (;;) {
+		/* The event before seq (both acquire): a membarrier that ends
+		 * after this look bumps the event after its seq store, so
+		 * the sleep below returns. */
 		unsigned int ev = srcu__fence_event();
 
+		if (now_ns() >= until || srcu__fence_served(s))
+			break;
 		/* X: pairs with expedite(): flag, then request (both seq-cst). */
 		__atomic_fetch_or(&d->gp_flags, GP_PACING, __ATOMIC_SEQ_CST);
 		if (gp_exp(sp))
