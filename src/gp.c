@@ -864,6 +864,16 @@ static bool take_over(struct srcu_struct *sp)
 	return true;
 }
 
+bool srcu__gp_recover_shared(struct srcu_struct *sp)
+{
+	if (srcu__gp_trylock(sp))
+		recover_dead(sp);
+	else if (!take_over(sp))   /* which recovers */
+		return false;
+	srcu__gp_unlock(sp);
+	return true;
+}
+
 void srcu__gp_unlock(struct srcu_struct *sp)
 {
 	uint64_t token = lock_token(sp);
@@ -961,10 +971,32 @@ static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__d
  * return, so that cleanup returns -EBUSY while any is inside, waiting or
  * not.  Cleanup closes the word (0 -> USERS_CLOSING) for the moment it
  * decides: a caller that arrives meanwhile waits for the verdict, then
- * goes on (still live) or is reported (cleaned up).  Shared domains are
- * detached, never cleaned up: they are not counted.
+ * goes on (still live) or is reported (cleaned up).  A shared domain's
+ * callers are counted per process (its file's words are every process's),
+ * in the block's srcu__shm_att: srcu_shared_detach() closes that word the
+ * same way, so that no thread of this process is inside when the file is
+ * unmapped.
  */
 #define USERS_CLOSING (1u << 31)
+
+/* The word that counts this process's update-side callers of sp. */
+static unsigned int *users_word(struct srcu_struct *sp)
+{
+	unsigned int id = srcu__id_of(sp);
+
+	return srcu__id_shared(id) ? &srcu__shm_att[srcu__shm_block(id)].users
+				   : &srcu__dom(sp)->users;
+}
+
+/* A shared domain detached while the caller waited for the verdict: its
+ * memory (the file's mapping) is gone, so say so before touching it. */
+static void check_still_attached(unsigned int id, const char *who)
+{
+	if (srcu__id_shared(id) && !load_acquire(&srcu__shm_att[srcu__shm_block(id)].hdr))
+		srcu__report_fatal("%s() on a shared domain (id %u) that another thread of "
+				   "process %d detached meanwhile (srcu_shared_detach())",
+				   who, id, (int)getpid());
+}
 
 /* The calls this thread is inside, innermost last (a stall handler or a
  * callback run inline may call in again): a fork child keeps the forking
@@ -997,20 +1029,18 @@ static void wait_verdict(unsigned int *users)
 
 void srcu__gp_enter(struct srcu_struct *sp, const char *who)
 {
-	unsigned int *users;
+	unsigned int *users, id;
 
 	if (!sp)
 		srcu__report_fatal("%s() called with a NULL domain", who);
 	/* A child made without fork()'s handlers: before anything that may
 	 * take a lock a vanished thread of its parent held. */
 	srcu__gp_check_forked(sp, who);
-	(void)srcu__domain_id(sp, who);
-	if (shared(sp))
-		return;
+	id = srcu__domain_id(sp, who);
 	if (inside_depth < INSIDE_MAX)
 		inside[inside_depth] = sp;
 	inside_depth++;
-	users = &srcu__dom(sp)->users;
+	users = users_word(sp);
 	/* Seq-cst RMW: either cleanup's close sees this count, or this sees
 	 * the close (or what followed it, an unbind, checked below).  A
 	 * signal handler of the thread that holds sp closed (the polled calls
@@ -1022,6 +1052,7 @@ void srcu__gp_enter(struct srcu_struct *sp, const char *who)
 		__atomic_fetch_sub(users, 1, __ATOMIC_RELAXED);
 		wait_verdict(users);
 	}
+	check_still_attached(id, who);
 	(void)srcu__domain_id(sp, who);   /* cleaned up before we counted: reported */
 	SRCU__TORTURE_POINT(UPDATE_ENTERED, sp);
 }
@@ -1029,11 +1060,10 @@ void srcu__gp_enter(struct srcu_struct *sp, const char *who)
 void srcu__gp_leave(struct srcu_struct *sp)
 {
 	/* Release: the call's accesses to sp before cleanup's close sees the
-	 * count drop (its CAS acquires), and so before the caller frees sp. */
-	if (shared(sp))
-		return;
+	 * count drop (its CAS acquires), and so before the caller frees sp
+	 * (or detach unmaps it). */
 	inside_depth--;
-	__atomic_fetch_sub(&srcu__dom(sp)->users, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(users_word(sp), 1, __ATOMIC_RELEASE);
 }
 
 /* This thread's calls inside sp (a fork child's count). */
@@ -1053,7 +1083,7 @@ bool srcu__gp_close(struct srcu_struct *sp)
 	/* Before the CAS (its release keeps the store before it): a handler
 	 * that finds the word closed finds this thread's mark too. */
 	store_relaxed(&closing, sp);
-	if (__atomic_compare_exchange_n(&srcu__dom(sp)->users, &none, USERS_CLOSING, false,
+	if (__atomic_compare_exchange_n(users_word(sp), &none, USERS_CLOSING, false,
 					__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 		return true;
 	store_relaxed(&closing, NULL);
@@ -1064,10 +1094,12 @@ void srcu__gp_reopen(struct srcu_struct *sp)
 {
 	/* An AND, not a store of 0: a caller that counted itself and saw the
 	 * bit takes its count back after this may have run. */
-	__atomic_fetch_and(&srcu__dom(sp)->users, ~USERS_CLOSING, __ATOMIC_RELEASE);
+	unsigned int *users = users_word(sp);
+
+	__atomic_fetch_and(users, ~USERS_CLOSING, __ATOMIC_RELEASE);
 	/* Callers asleep in wait_verdict(): the word changed, so one about
 	 * to sleep returns at once, and one asleep is woken here. */
-	srcu__backend_futex_wake(&srcu__dom(sp)->users, INT_MAX, false);
+	srcu__backend_futex_wake(users, INT_MAX, false);
 	store_relaxed(&closing, NULL);   /* after: the word is open again first */
 }
 
@@ -1171,6 +1203,13 @@ void srcu__gp_fork_child(struct srcu_struct *sp)
 	d->gp_exp_needed = d->gp_seq;
 	d->gp_expect = 0;   /* its callers are gone */
 	d->gp_flags = 0;
+}
+
+/* In a fork child, for a shared domain attached: only the count of this
+ * process's callers is the child's (the GP state is the file's). */
+void srcu__gp_fork_child_shared(struct srcu_struct *sp)
+{
+	*users_word(sp) = inside_count(sp);
 }
 
 /* ---- polled grace periods ---- */

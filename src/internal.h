@@ -362,6 +362,9 @@ struct srcu__shm_att {
 	unsigned long len;
 	unsigned int slots;             /* the slot count validated at attach */
 	int fd;                         /* a duplicate, for mapping slots */
+	/* This process's update-side callers inside the domain, and the bit
+	 * srcu_shared_detach() holds while it decides (gp.c's users word). */
+	unsigned int users;
 };
 SRCU__HIDDEN extern struct srcu__shm_att srcu__shm_att[SRCU__SHARED_BLOCKS];
 
@@ -605,6 +608,11 @@ SRCU__HIDDEN bool srcu__gp_close(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__gp_reopen(struct srcu_struct *sp);
 /* In a fork child: the domain's grace-period state back to idle. */
 SRCU__HIDDEN void srcu__gp_fork_child(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__gp_fork_child_shared(struct srcu_struct *sp);
+/* A shared domain's dead processes' slots recovered now, under gp_lock
+ * (taken, or taken over from a dead holder), for an attacher that found
+ * no slot: false if a live process holds the lock (its GP recovers). */
+SRCU__HIDDEN bool srcu__gp_recover_shared(struct srcu_struct *sp);
 /* Abort, naming sp and who, in a child made without the fork handlers:
  * the update side's locks and identity there are its parent's. */
 SRCU__HIDDEN void srcu__gp_check_forked(struct srcu_struct *sp, const char *who);

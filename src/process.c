@@ -88,8 +88,10 @@ static void fork_child(void)
 		srcu__gp_fork_child(srcu__domain_table[id]);
 		srcu__async_fork_child(srcu__domain_table[id]);
 	}
-	FOR_SHARED_DOMAINS(id)
+	FOR_SHARED_DOMAINS(id) {
+		srcu__gp_fork_child_shared(srcu__domain_table[id]);
 		srcu__async_fork_child(srcu__domain_table[id]);
+	}
 	srcu__reader_fork_child();
 	srcu__shared_fork_child();
 	srcu__reader_fork_end();   /* a handler's section may run now */

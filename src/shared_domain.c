@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Serializes attach, reserve and detach in this process. */
@@ -115,13 +116,46 @@ static int reserve(unsigned int b, unsigned int n)
 	return k == n ? 0 : -ENOSPC;
 }
 
-static void forget_block(unsigned int b)
+/* Unmap block b's file and forget it.  closed: the domain, which
+ * srcu_shared_detach() holds closed to update-side callers; they are let
+ * go once the block reads detached (gp.c's check_still_attached()), and
+ * before the mapping goes. */
+static void forget_block(unsigned int b, struct srcu_struct *closed)
 {
-	struct srcu__shm_att *a = &srcu__shm_att[b];
+	struct srcu__shm_att *a = &srcu__shm_att[b], was = *a;
 
-	munmap(a->hdr, a->len);
-	close(a->fd);
+	/* Release: pairs with the acquire in check_still_attached(). */
+	store_release(&a->hdr, NULL);
+	if (closed)
+		srcu__gp_reopen(closed);
+	munmap(was.hdr, was.len);
+	close(was.fd);
 	memset(a, 0, sizeof(*a));
+}
+
+/* How long an attacher that finds no slot waits, at most, for the live
+ * process that holds the GP lock to let it go, so that it can recover
+ * dead processes' slots itself. */
+#define RECOVER_TRIES    100
+#define RECOVER_PAUSE_NS (10 * 1000 * 1000L)
+
+/* The process's first slot.  When none is free or idle, the slots of
+ * dead processes that died inside a section are still counted open; only
+ * a GP-lock holder balances them (srcu__shm_recover()), and a file whose
+ * every attached process died has no GP to do it: the attacher does
+ * (srcu__gp_recover_shared()), then tries again.  A live holder's
+ * grace period recovers them too; the attacher waits for it, a while. */
+static int reserve_first(unsigned int b)
+{
+	struct timespec pause = { 0, RECOVER_PAUSE_NS };
+	int i;
+
+	for (int t = 0; (i = srcu__shm_reserve(b, SRCU__SHM_RESERVED)) < 0 && t < RECOVER_TRIES; t++) {
+		if (srcu__gp_recover_shared(srcu__shm_domain(b)))
+			return srcu__shm_reserve(b, SRCU__SHM_RESERVED);
+		nanosleep(&pause, NULL);
+	}
+	return i;
 }
 
 /* Attach this process to the file mapped at h (len bytes, through fd,
@@ -138,15 +172,16 @@ static int attach_block(unsigned int b, struct srcu__shm_header *h, unsigned lon
 	a->len = len;
 	a->fd = fd;
 	if ((err = map_waits(b, fd)) != 0) {
-		forget_block(b);
+		forget_block(b, NULL);
 		return err;
 	}
-	if (srcu__shm_reserve(b, SRCU__SHM_RESERVED) < 0) {   /* one for the process, or -ENOSPC */
+	srcu__domain_attach_shared(srcu__shm_domain(b), srcu__shm_block_id(b));
+	if (reserve_first(b) < 0) {   /* one for the process, or -ENOSPC */
+		srcu__domain_detach_shared(srcu__shm_block_id(b));
 		unmap_waits(b);
-		forget_block(b);
+		forget_block(b, NULL);
 		return -ENOSPC;
 	}
-	srcu__domain_attach_shared(srcu__shm_domain(b), srcu__shm_block_id(b));
 	*spp = srcu__shm_domain(b);
 	return 0;
 }
@@ -209,18 +244,65 @@ static int check_environment(void)
 	return srcu__backend_register_global();
 }
 
+static uint64_t magic_word(void)
+{
+	uint64_t magic;
+
+	memcpy(&magic, SRCU__SHM_MAGIC, sizeof(magic));
+	return magic;
+}
+
+/* Is cur a live creator's mark?  Anything else a file without a domain
+ * holds (zeroes, another program's bytes, a dead creator's mark) is
+ * formatted over. */
+static bool creator_mark(uint64_t cur)
+{
+	return (cur & SRCU__SHM_CLAIMING_BIT) && cur != SRCU__SHM_RECOVERING &&
+	       !srcu__shm_owner_dead(cur);
+}
+
+/*
+ * Make this process the file's one creator: the magic word goes from
+ * whatever a file without a domain holds to this process's identity,
+ * marked (SRCU__SHM_CLAIMING_BIT), by CAS, in the file itself, so that
+ * it excludes every other creator whatever descriptor or process it uses
+ * (a lock on the descriptor would not: a memfd inherited across fork()
+ * is one open file).  -EEXIST: a domain is there, or a live creator is
+ * formatting one.  A creator that died formatting left its mark: the
+ * file is anyone's to create again.  Caller holds attach_lock.
+ */
+static int claim_creation(struct srcu__shm_header *h)
+{
+	srcu__u64 *word = (srcu__u64 *)(void *)h->magic;
+	uint64_t me = srcu__shm_self() | SRCU__SHM_CLAIMING_BIT, cur = load_acquire(word);
+
+	for (;;) {
+		if (cur == magic_word())
+			return -EEXIST;
+		if (creator_mark(cur))
+			return -EEXIST;   /* another creator, alive, formats it */
+		/* Acquire on success: a dead creator's writes are behind us;
+		 * the format that follows overwrites them all. */
+		if (__atomic_compare_exchange_n(word, &cur, me, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_ACQUIRE))
+			return 0;
+	}
+}
+
 /* Write a fresh header and domain; the magic last, with release, so that
- * an attacher that sees it sees the rest. */
+ * an attacher that sees it sees the rest.  The magic word itself holds
+ * this creator's mark meanwhile (claim_creation()), and is not zeroed:
+ * zero would let a second creator in. */
 static void format(struct srcu__shm_header *h, unsigned int slots, unsigned int b,
 		   const char *name)
 {
 	struct srcu_struct *sp = srcu__shm_domain_at(h);
 	uint16_t w = (uint16_t)(srcu__shm_block_id(b) * SRCU__SLOT_WORDS);
-	uint64_t magic;
 
+	SRCU__TORTURE_POINT(CREATE_CLAIMED, NULL);
 	/* Zeroed, whatever the file held: stale counts or owners would be
 	 * taken for live ones.  Bytes past the domain are the program's. */
-	memset(h, 0, srcu__shm_size(slots));
+	memset((char *)h + sizeof(h->magic), 0, srcu__shm_size(slots) - sizeof(h->magic));
 	h->version = SRCU__SHM_VERSION;
 	h->abi = SRCU__SHM_ABI;
 	h->header_size = sizeof(*h);
@@ -238,10 +320,9 @@ static void format(struct srcu__shm_header *h, unsigned int slots, unsigned int 
 	sp->name = NULL;   /* a pointer would mean another thing in each process */
 	if (name)
 		strncpy((char *)sp->srcu__name_buf, name, sizeof(sp->srcu__name_buf) - 1);
-	memcpy(&magic, SRCU__SHM_MAGIC, sizeof(magic));
 	/* Release: pairs with the acquire in srcu_shared_attach(): an
 	 * attacher that sees the magic sees the header and domain. */
-	store_release((srcu__u64 *)(void *)h->magic, magic);
+	store_release((srcu__u64 *)(void *)h->magic, magic_word());
 }
 
 int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
@@ -274,7 +355,10 @@ int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
 		pthread_mutex_unlock(&attach_lock);
 		return -ENOSPC;
 	}
-	if ((err = map_file(fd, size, &h, &dup)) == 0) {
+	if ((err = map_file(fd, size, &h, &dup)) == 0 && (err = claim_creation(h)) != 0) {
+		munmap(h, size);
+		close(dup);
+	} else if (!err) {
 		format(h, slots, (unsigned int)b, name);
 		err = attach_block((unsigned int)b, h, size, dup, slots, spp);
 	}
@@ -380,8 +464,17 @@ int srcu_shared_detach(struct srcu_struct *sp)
 	if (err)
 		return err;
 	pthread_mutex_lock(&attach_lock);
+	/* Closed to this process's update-side callers while it decides, as
+	 * cleanup_srcu_struct() closes a private domain: a thread inside
+	 * synchronize_srcu() (waiting for another process's grace period)
+	 * would have the file unmapped under it. */
+	if (!srcu__gp_close(sp)) {
+		pthread_mutex_unlock(&attach_lock);
+		return -EBUSY;
+	}
 	if (load_acquire(&srcu__dom(sp)->gp_lock) == srcu__shm_self() ||
 	    !srcu__reader_shared_idle((unsigned int)b)) {
+		srcu__gp_reopen(sp);
 		pthread_mutex_unlock(&attach_lock);
 		return -EBUSY;
 	}
@@ -389,7 +482,7 @@ int srcu_shared_detach(struct srcu_struct *sp)
 	srcu__reader_unmap_shared((unsigned int)b);
 	release_all((unsigned int)b);
 	unmap_waits((unsigned int)b);
-	forget_block((unsigned int)b);
+	forget_block((unsigned int)b, sp);
 	pthread_mutex_unlock(&attach_lock);
 	return 0;
 }

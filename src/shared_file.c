@@ -23,6 +23,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <time.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -418,12 +419,27 @@ int srcu__shm_reserve(unsigned int b, unsigned int st)
 	return i >= 0 ? i : claim_dead(b, st);
 }
 
+/* Could srcu__shm_reserve() take slot i: free, or a dead process's with
+ * no section open (claim_dead()'s test)? */
+static bool takeable(unsigned int b, unsigned int i)
+{
+	uint64_t owner = load_acquire(&srcu__shm_owner_of(b, i)->owner);
+	struct srcu__slot *s;
+
+	if (!owner)
+		return true;
+	if (!owner_dead(owner))
+		return false;
+	s = srcu__shm_counters(b, i);
+	return !srcu__slot_open_on(s, 0) && !srcu__slot_open_on(s, 1);
+}
+
 unsigned int srcu__shm_count_free(unsigned int b)
 {
 	unsigned int n = 0;
 
 	for (unsigned int i = 0; i < srcu__shm_att[b].slots; i++)
-		n += load_relaxed(&srcu__shm_owner_of(b, i)->owner) == 0;
+		n += takeable(b, i);
 	return n;
 }
 
@@ -484,9 +500,34 @@ static void *map_slot_page(unsigned int b, unsigned int i, void *page)
 	return page;
 }
 
+/* Does another process hold slots PENDING (a reservation under way,
+ * which takes them all or gives them back in a moment)? */
+static bool any_pending(unsigned int b)
+{
+	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++)
+		if (load_relaxed(&srcu__shm_owner_of(b, i)->state) == SRCU__SHM_PENDING)
+			return true;
+	return false;
+}
+
+/* A thread's slot: claimed, or, while another process's reservation holds
+ * slots PENDING, claimed once it has taken or given them back (at most
+ * PENDING_WAITS pauses): a shortage that lasts a moment must not abort
+ * an innocent process.  nanosleep() is async-signal-safe. */
+#define PENDING_WAITS 2000
+static int claim_waiting(unsigned int b)
+{
+	struct timespec pause = { 0, 50 * 1000 };
+	int i;
+
+	for (int t = 0; (i = claim_for_thread(b)) < 0 && t < PENDING_WAITS && any_pending(b); t++)
+		nanosleep(&pause, NULL);
+	return i;
+}
+
 int srcu__shm_map_slot(unsigned int b, void *page)
 {
-	int i = claim_for_thread(b);
+	int i = claim_waiting(b);
 
 	if (i < 0)
 		return -1;

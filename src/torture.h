@@ -78,6 +78,9 @@ enum srcu__torture_point {
 					   * registry lock held; arg: NULL */
 	SRCU_TORTURE_POINT_GP_SLEEP,      /* gp.c: a GP is about to sleep on its
 					   * readers (sleep_until_done()); arg: sp */
+	SRCU_TORTURE_POINT_CREATE_CLAIMED,/* shared_domain.c: this creator owns the
+					   * file (claim_creation()), before it
+					   * formats it; arg: the header */
 	SRCU_TORTURE_POINT_PROC_STAT,     /* shared_file.c: a stat file that names
 					   * a process (this one or another) was read;
 					   * arg: struct srcu__torture_stat, whose pid

@@ -148,6 +148,18 @@ static int helper_main(const char *mode, int fd)
 
 		return err ? -err : 0;
 	}
+	if (strcmp(mode, "create2-hold-forever") == 0 ||   /* 2 slots, a section */
+	    strcmp(mode, "create2-exit") == 0) {          /* 2 slots, exit attached */
+		struct srcu_struct *s2 = NULL;
+
+		REQUIRE(init_srcu_struct_shared(fd, 2, "crashed", &s2) == 0);
+		if (strcmp(mode, "create2-exit") == 0)
+			return 0;
+		idx = srcu_read_lock(s2);
+		say('L');
+		for (;;)
+			pause();
+	}
 	sp = helper_attach(fd);
 	if (strcmp(mode, "hold") == 0) {     /* a section until told */
 		idx = srcu_read_lock(sp);
@@ -768,6 +780,80 @@ static int test_other_model(char **cmd)
 	return check_report("test_shared_domain other-model");
 }
 
+/* Bug caught: every slot owned by a process that died inside a section.
+ * Only a grace period recovered such slots, and only an attached process
+ * could run one: every later attach said -ENOSPC, for ever. */
+static void test_every_owner_died(void)
+{
+	int fd = new_memfd(), status;
+	struct helper c = helper_start("create2-hold-forever", fd), h;
+	struct srcu_struct *sp = NULL;
+	int err;
+
+	REQUIRE(helper_read(&c) == 'L');
+	h = helper_start("hold-forever", fd);
+	REQUIRE(helper_read(&h) == 'L');
+	kill(c.pid, SIGKILL);
+	kill(h.pid, SIGKILL);
+	REQUIRE(waitpid(c.pid, &status, 0) == c.pid && waitpid(h.pid, &status, 0) == h.pid);
+	close(c.to); close(c.from); close(h.to); close(h.from);
+	err = srcu_shared_attach(fd, &sp);
+	if (err)
+		fprintf(stderr, "every_owner_died: srcu_shared_attach: %d (%s)\n", err, strerror(-err));
+	CHECK_EQ(err, 0);
+	if (!err) {
+		synchronize_srcu(sp);   /* the dead sections are ended */
+		CHECK_EQ(srcu_shared_detach(sp), 0);
+	}
+	close(fd);
+}
+
+/* Bug caught: srcu_shared_reserve() counting free slots only, while the
+ * claims right after it take dead processes' idle slots too: the prefork
+ * pattern (a worker that exited attached) got -ENOSPC from the reserve
+ * although its first section would have had a slot. */
+static void test_reserve_counts_dead_idle(void)
+{
+	int fd = new_memfd();
+	struct helper c = helper_start("create2-exit", fd);
+	struct srcu_struct *sp = NULL;
+
+	CHECK_EQ(helper_wait(&c), 0);   /* slot 0: a dead process's, idle */
+	REQUIRE(srcu_shared_attach(fd, &sp) == 0);   /* takes slot 1 */
+	CHECK_EQ(srcu_shared_reserve(sp, 2), 0);     /* and the dead one */
+	CHECK_EQ(srcu_shared_reserve(sp, 3), -ENOSPC);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(fd);
+}
+
+/* Bug caught: srcu_shared_detach() while another thread of the process
+ * waits in synchronize_srcu() for a grace period that another process
+ * runs (waiting for a reader in a third): only the GP lock and open
+ * sections were looked at, so detach unmapped the file under the waiting
+ * thread (SIGSEGV).  It must say -EBUSY. */
+static void test_detach_under_synchronize(void)
+{
+	int fd = new_memfd();
+	struct srcu_struct *sp = create(fd, 8, "detach-busy");
+	struct helper h = helper_start("hold", fd), u;
+	struct gp_thread g;
+
+	REQUIRE(helper_read(&h) == 'L');
+	u = helper_start("sync", fd);
+	REQUIRE(helper_read(&u) == 'S');
+	sleep_ms(100);   /* its GP holds the lock, waiting for the section */
+	gp_start(&g, sp);
+	sleep_ms(200);   /* inside, waiting for the other process's GP */
+	CHECK(!flag_get(&g.done));
+	CHECK_EQ(srcu_shared_detach(sp), -EBUSY);
+	hold_release(&h);
+	REQUIRE(helper_read(&u) == 'D');
+	join(g.t);
+	helper_say(&u, 'x');
+	CHECK_EQ(helper_wait(&u), 0);
+	helper_finish(&h, sp, fd);
+}
+
 int main(int argc, char **argv)
 {
 	/* The binary's own path: under qemu-user, /proc/self/exe opened by
@@ -800,5 +886,8 @@ int main(int argc, char **argv)
 	test_exited_slots_reused();
 	test_fork_callbacks_and_dirty_file();
 	test_fork_child_own_identity();
+	test_every_owner_died();
+	test_reserve_counts_dead_idle();
+	test_detach_under_synchronize();
 	return check_report("test_shared_domain");
 }

@@ -428,6 +428,51 @@ static void test_own_identity_refused(void)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* ---- two creators, one file ---- */
+
+/* Bug caught: two init_srcu_struct_shared() on one file both returning 0.
+ * The first checked for the magic, then formatted; the second, between
+ * the two, formatted and attached and could enter a section, which the
+ * first's format then zeroed (a grace period that ends early).  Here the
+ * first creator is held inside its window while the second tries. */
+static void test_two_creators(void)
+{
+	int fd = new_memfd(), c2p[2], p2c[2], status, err;
+	struct srcu_struct *sp = NULL;
+	pid_t pid;
+	char c;
+
+	REQUIRE(pipe(c2p) == 0 && pipe(p2c) == 0);
+	fflush(NULL);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		hook_out = c2p[1];
+		hook_in = p2c[0];
+		stop_point = SRCU_TORTURE_POINT_CREATE_CLAIMED;
+		stop_skip = 0;
+		err = init_srcu_struct_shared(fd, 4, "first", &sp);
+		_exit(err ? 100 + (-err % 100) : 0);
+	}
+	REQUIRE(read(c2p[0], &c, 1) == 1);   /* the first is inside its window */
+	err = init_srcu_struct_shared(fd, 4, "second", &sp);
+	if (err == 0)
+		fprintf(stderr, "two_creators: the second creator formatted a file that the "
+			"first was creating\n");
+	CHECK_EQ(err, -EEXIST);
+	REQUIRE(write(p2c[1], "g", 1) == 1);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (err == 0)
+		(void)srcu_shared_detach(sp);
+	sp = NULL;
+	REQUIRE(srcu_shared_attach(fd, &sp) == 0);   /* the first's domain */
+	CHECK(strcmp((const char *)sp->srcu__name_buf, "first") == 0);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	close(c2p[0]); close(c2p[1]); close(p2c[0]); close(p2c[1]);
+	close(fd);
+}
+
 int main(void)
 {
 	watchdog(60);
@@ -435,6 +480,7 @@ int main(void)
 	srcu__torture_point = at_point;
 	test_kill_in_claim_free();
 	test_kill_in_claim_dead();
+	test_two_creators();
 	srcu__torture_point = at_fork_child;
 	test_fork_phantom_section();
 	srcu__torture_point = at_proc_stat;
