@@ -1208,7 +1208,6 @@ void srcu_expedite_current(struct srcu_struct *sp)
 
 unsigned long srcu_batches_completed(struct srcu_struct *sp)
 {
-	if (!sp)
-		srcu__report_fatal("srcu_batches_completed() called with a NULL domain");
+	(void)srcu__domain_check(sp, "srcu_batches_completed");
 	return srcu__seq_count(load_acquire(&srcu__dom(sp)->gp_seq));
 }

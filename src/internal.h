@@ -307,6 +307,10 @@ SRCU__HIDDEN int srcu__domain_init_bind(struct srcu_struct *sp, unsigned int kin
 /* Give a statically initialized domain its id on first use; report and
  * abort on a domain used after cleanup.  Returns the id. */
 SRCU__HIDDEN unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who);
+/* The same checks without the binding, for calls that only read or set
+ * a domain: its id, SRCU__ID_UNSET for a static domain not yet used
+ * (left unbound).  Async-signal-safe: it takes no lock. */
+SRCU__HIDDEN unsigned int srcu__domain_check(struct srcu_struct *sp, const char *who);
 /* Is sp a live domain (bound, and its id's entry)?  Safe on garbage. */
 SRCU__HIDDEN bool srcu__domain_live(struct srcu_struct *sp);
 /* sp's id as it stands (acquire; SRCU__ID_UNSET or _DEAD included). */

@@ -137,6 +137,7 @@ int srcu_get_stats(struct srcu_struct *sp, struct srcu_stats *st)
 
 	if (!sp || !st)
 		return -EINVAL;
+	(void)srcu__domain_check(sp, "srcu_get_stats");
 	d = srcu__dom(sp);
 	memset(st, 0, sizeof(*st));
 	st->gps = srcu_batches_completed(sp);

@@ -64,6 +64,7 @@ int srcu_set_stall_timeout(struct srcu_struct *sp, unsigned int ms)
 {
 	if (!sp)
 		return -EINVAL;
+	(void)srcu__domain_check(sp, "srcu_set_stall_timeout");
 	store_relaxed(&srcu__dom(sp)->stall_ms, ms ? ms : ~0u);
 	return 0;
 }

@@ -151,6 +151,64 @@ static void sync_after_cleanup(void)
 	synchronize_srcu(&named);
 }
 
+/* Every call that reads a domain, after its cleanup: each aborts, naming
+ * the call and the domain (README, "use after cleanup").  Bug caught:
+ * srcu_batches_completed(), srcu_get_stats(), srcu_set_stall_timeout()
+ * and srcu_set_backlog_limit() read (or wrote) the dead domain and
+ * returned as if it were live. */
+static void cleaned_up(void)
+{
+	make_named();
+	REQUIRE(cleanup_srcu_struct(&named) == 0);
+}
+
+static void dead_cb(struct srcu_head *h) { (void)h; }
+static struct srcu_head dead_head;
+static struct srcu_stats dead_stats;
+
+static void dead_batches(void) { cleaned_up(); (void)srcu_batches_completed(&named); }
+static void dead_stats_get(void) { cleaned_up(); (void)srcu_get_stats(&named, &dead_stats); }
+static void dead_stall_timeout(void) { cleaned_up(); (void)srcu_set_stall_timeout(&named, 5); }
+static void dead_backlog(void) { cleaned_up(); (void)srcu_set_backlog_limit(&named, 5); }
+static void dead_sync_exp(void) { cleaned_up(); synchronize_srcu_expedited(&named); }
+static void dead_expedite(void) { cleaned_up(); srcu_expedite_current(&named); }
+static void dead_get_state(void) { cleaned_up(); (void)get_state_synchronize_srcu(&named); }
+static void dead_start_poll(void) { cleaned_up(); (void)start_poll_synchronize_srcu(&named); }
+static void dead_poll(void) { cleaned_up(); (void)poll_state_synchronize_srcu(&named, 0); }
+static void dead_call(void) { cleaned_up(); call_srcu(&named, &dead_head, dead_cb); }
+static void dead_barrier(void) { cleaned_up(); srcu_barrier(&named); }
+static void dead_down(void) { cleaned_up(); (void)srcu_down_read(&named); }
+static void dead_up(void) { cleaned_up(); srcu_up_read(&named, 0); }
+static void dead_lock_fast(void) { cleaned_up(); (void)srcu_read_lock_fast(&named); }
+
+static const struct { void (*fn)(void); const char *call; } dead_calls[] = {
+	{ dead_batches, "srcu_batches_completed()" },
+	{ dead_stats_get, "srcu_get_stats()" },
+	{ dead_stall_timeout, "srcu_set_stall_timeout()" },
+	{ dead_backlog, "srcu_set_backlog_limit()" },
+	{ dead_sync_exp, "synchronize_srcu_expedited()" },
+	{ dead_expedite, "srcu_expedite_current()" },
+	{ dead_get_state, "get_state_synchronize_srcu()" },
+	{ dead_start_poll, "start_poll_synchronize_srcu()" },
+	{ dead_poll, "poll_state_synchronize_srcu()" },
+	{ dead_call, "call_srcu()" },
+	{ dead_barrier, "srcu_barrier()" },
+	{ dead_down, "srcu_down_read()" },
+	{ dead_up, "srcu_up_read()" },
+	{ dead_lock_fast, "srcu_read_lock_fast()" },
+};
+
+static void check_calls_after_cleanup(void)
+{
+	for (size_t i = 0; i < sizeof(dead_calls) / sizeof(dead_calls[0]); i++)
+		if (!dies_saying(dead_calls[i].fn, dead_calls[i].call, "after cleanup_srcu_struct()",
+				 "'misuse-domain'", NULL)) {
+			fprintf(stderr, "%s after cleanup did not abort as it should\n",
+				dead_calls[i].call);
+			check_failures++;
+		}
+}
+
 static void up_without_down(void)
 {
 	make_named();
@@ -387,6 +445,7 @@ int main(void)
 	CHECK(dies_saying(use_after_cleanup, "srcu_read_lock()", "after cleanup_srcu_struct()",
 			  "'misuse-domain'", NULL));
 	CHECK(dies_saying(sync_after_cleanup, "after cleanup_srcu_struct()", NULL));
+	check_calls_after_cleanup();
 	CHECK(dies_saying(up_without_down, "srcu_up_read()", "without a matching",
 			  "'misuse-domain'", NULL));
 	CHECK(dies_saying(sync_null, "NULL domain", NULL));
