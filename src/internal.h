@@ -167,6 +167,12 @@ SRCU__HIDDEN const char *srcu__report_thread(char *buf, size_t len);
 SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_unlock(struct srcu_struct *sp,
 							   const char *thread, int idx,
 							   const char *found, bool other_open);
+/* The same, held naming the other domains the thread holds sections of
+ * ("" if none): then the unlock was likely given the wrong domain. */
+SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_unlock_held(struct srcu_struct *sp,
+								const char *thread, int idx,
+								const char *found, bool other_open,
+								const char *held);
 SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_up(struct srcu_struct *sp, int idx,
 							   bool fast);
 
@@ -522,6 +528,12 @@ SRCU__HIDDEN void srcu__reader_fork_end(void);
 SRCU__HIDDEN struct srcu__record *srcu__reader_self_record(void);
 /* Does r's thread hold a section of domain id (read from another thread)? */
 SRCU__HIDDEN bool srcu__reader_record_holds(struct srcu__record *r, unsigned int id);
+/* srcu__report_extra_unlock() for record r's thread (NULL: none), naming
+ * the other domains it holds sections of. */
+SRCU__HIDDEN SRCU__NORETURN void srcu__reader_report_extra_unlock(struct srcu_struct *sp,
+								  struct srcu__record *r,
+								  const char *thread, int idx,
+								  const char *found);
 /* Is domain id's reader kind SRCU__KIND_FAST_UPDOWN (its sections may
  * end in another thread: no per-thread balance)? */
 SRCU__HIDDEN bool srcu__reader_updown(unsigned int id);

@@ -121,7 +121,7 @@ const char *srcu__report_thread(char *buf, size_t len)
 
 static void vreport(const char *level, const char *fmt, va_list ap)
 {
-	char msg[512];
+	char msg[1024];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	/* One write, so that concurrent messages do not interleave. */
@@ -170,18 +170,29 @@ void srcu__report_fatal(const char *fmt, ...)
 void srcu__report_extra_unlock(struct srcu_struct *sp, const char *thread, int idx,
 				const char *found, bool other_open)
 {
-	char n[SRCU__NAME_LEN], why[96];
+	srcu__report_extra_unlock_held(sp, thread, idx, found, other_open, "");
+}
+
+void srcu__report_extra_unlock_held(struct srcu_struct *sp, const char *thread, int idx,
+				     const char *found, bool other_open, const char *held)
+{
+	char n[SRCU__NAME_LEN], why[320];
 
 	/* The likelier mistake, where the counts show it: a section open on
-	 * the other index, whose unlock was given this one. */
+	 * the other index, whose unlock was given this one, or sections of
+	 * other domains only, one of whose unlocks was given this domain. */
 	if (other_open)
 		snprintf(why, sizeof(why), "it holds a section of index %d: an unlock given the "
 			 "other section's index?", idx ^ 1);
+	else if (held[0])
+		snprintf(why, sizeof(why), "it holds sections of domain %s, none of this one: an "
+			 "unlock given the wrong domain?", held);
 	else
-		snprintf(why, sizeof(why), "an extra unlock, or one given the other section's index");
+		snprintf(why, sizeof(why), "an extra unlock, or one given the other section's "
+			 "index; to end a section in another thread use "
+			 "srcu_down_read()/srcu_up_read()");
 	srcu__report_fatal("srcu_read_unlock() on domain %s by %s without a matching "
-		    "srcu_read_lock() on index %d in that thread%s (%s); to end a section in "
-		    "another thread use srcu_down_read()/srcu_up_read()",
+		    "srcu_read_lock() on index %d in that thread%s (%s)",
 		    srcu__report_name(sp, n, sizeof(n)), thread, idx, found, why);
 }
 

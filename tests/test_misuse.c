@@ -137,6 +137,50 @@ static void unlock_elsewhere_then_sync(void)
 	join(spawn(sync_named, NULL));   /* not this thread: its slot holds the lock */
 }
 
+/* Bug caught: an unlock given the wrong domain was reported as an extra
+ * unlock, with srcu_down_read() suggested, though the thread held a
+ * section of another domain: the message names that domain now.  Found
+ * by the thread itself (its synchronize: at once with fences) and by
+ * another thread's grace-period scan. */
+static struct srcu_struct held_domain;
+
+static void unlock_wrong_domain(void)
+{
+	int idx;
+
+	make_named();
+	REQUIRE(init_srcu_struct_named(&held_domain, "held-domain") == 0);
+	idx = srcu_read_lock(&held_domain);
+	srcu_read_unlock(&named, idx);      /* meant: &held_domain */
+	synchronize_srcu(&named);
+}
+
+/* The thread's section of held_domain stays open, its unlock given
+ * named (which the main thread holds: the GP sleeps, and its check of
+ * every record finds the extra unlock). */
+static void *unlock_wrong_domain_and_stay(void *arg)
+{
+	(void)arg;
+	srcu_read_unlock(&named, srcu_read_lock(&held_domain));
+	__atomic_store_n(&cross_done, 1, __ATOMIC_RELEASE);
+	for (;;)
+		sleep_ms(1000);
+	return NULL;
+}
+
+static void unlock_wrong_domain_found_by_scan(void)
+{
+	make_named();
+	REQUIRE(init_srcu_struct_named(&held_domain, "held-domain") == 0);
+	srcu_set_stall_timeout(&named, 100);
+	srcu_set_stall_handler(NULL, NULL);
+	(void)srcu_read_lock(&named);
+	spawn(unlock_wrong_domain_and_stay, NULL);
+	while (!__atomic_load_n(&cross_done, __ATOMIC_ACQUIRE))
+		sleep_us(100);
+	join(spawn(sync_named, NULL));   /* not this thread: its slot holds the lock */
+}
+
 static void use_after_cleanup(void)
 {
 	make_named();
@@ -442,6 +486,12 @@ int main(void)
 			  "srcu_up_read", NULL));
 	CHECK(dies_saying(unlock_elsewhere_then_sync, "without a matching srcu_read_lock()",
 			  "'misuse-domain'", NULL));
+	CHECK(dies_saying(unlock_wrong_domain, "without a matching srcu_read_lock()",
+			  "'misuse-domain'", "holds sections of domain 'held-domain'",
+			  "wrong domain", NULL));
+	CHECK(dies_saying(unlock_wrong_domain_found_by_scan, "without a matching srcu_read_lock()",
+			  "'misuse-domain'", "holds sections of domain 'held-domain'",
+			  "wrong domain", NULL));
 	CHECK(dies_saying(use_after_cleanup, "srcu_read_lock()", "after cleanup_srcu_struct()",
 			  "'misuse-domain'", NULL));
 	CHECK(dies_saying(sync_after_cleanup, "after cleanup_srcu_struct()", NULL));
