@@ -85,6 +85,7 @@ static int domain_bind(struct srcu_struct *sp)
 	if (id < 0)
 		return -ENOMEM;
 	srcu__vg_quiet(sp, sizeof(*sp));   /* the GP engine's words: atomics */
+	srcu__report_forget_name(sp);      /* one kept for the memory's last domain */
 	/* Atomic: read without the registry lock (relaxed: after the id's
 	 * acquire, which pairs with domain_set_id()'s release). */
 	store_relaxed(&srcu__domain_table[id], sp);
@@ -181,6 +182,7 @@ void srcu__domain_unbind(struct srcu_struct *sp, unsigned int id)
 	id_free(id);
 	domain_set_id(sp, SRCU__ID_DEAD);
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
+	srcu__report_forget_name(sp);
 }
 
 unsigned int srcu__domain_peek(struct srcu_struct *sp)

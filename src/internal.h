@@ -159,6 +159,11 @@ SRCU__HIDDEN const char *srcu__report_bare_name(const struct srcu_struct *sp, ch
 SRCU__HIDDEN int srcu__report_gettid(void);
 SRCU__HIDDEN void srcu__report_warn(const char *fmt, ...) SRCU__PRINTF(1, 2);
 SRCU__HIDDEN SRCU__NORETURN void srcu__report_fatal(const char *fmt, ...) SRCU__PRINTF(1, 2);
+/* Keep a copy of sp's name, which cleanup found busy, for the messages
+ * that follow a free() of it anyway (they name sp by it once sp's words
+ * have changed); forget it when sp is bound again or cleaned up. */
+SRCU__HIDDEN void srcu__report_keep_name(const struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__report_forget_name(const struct srcu_struct *sp);
 /* "thread 1234 (name)" for the calling thread. */
 SRCU__HIDDEN const char *srcu__report_thread(char *buf, size_t len);
 /* Abort: an unlock of sp's index idx without its lock (found says where;

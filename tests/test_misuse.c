@@ -181,6 +181,37 @@ static void unlock_wrong_domain_found_by_scan(void)
 	join(spawn(sync_named, NULL));   /* not this thread: its slot holds the lock */
 }
 
+/* Bug caught: a domain freed after cleanup_srcu_struct() said -EBUSY (the
+ * kernel's habit: its cleanup returns nothing) was named by its address
+ * in the warning of the thread that exited inside it: free() had
+ * overwritten its name pointer.  The name is kept from the failed
+ * cleanup.  The memory is scribbled on, not freed (the library reads it
+ * after: a sanitizer build would report that). */
+static int busy_in, busy_go;
+
+static void *busy_reader(void *arg)
+{
+	(void)srcu_read_lock(arg);
+	flag_set(&busy_in);
+	flag_wait(&busy_go);
+	return NULL;   /* inside the section: warned of at exit */
+}
+
+static void freed_after_busy_cleanup(void)
+{
+	struct srcu_struct *sp = malloc(sizeof(*sp));
+	pthread_t t;
+
+	REQUIRE(sp && init_srcu_struct_named(sp, "busy-domain") == 0);
+	t = spawn(busy_reader, sp);
+	flag_wait(&busy_in);
+	REQUIRE(cleanup_srcu_struct(sp) == -EBUSY);
+	memset(sp, 0xa5, sizeof(*sp));   /* freed and reused, as free() would */
+	flag_set(&busy_go);
+	join(t);
+	abort();   /* reached: the warning is checked */
+}
+
 static void use_after_cleanup(void)
 {
 	make_named();
@@ -492,6 +523,8 @@ int main(void)
 	CHECK(dies_saying(unlock_wrong_domain_found_by_scan, "without a matching srcu_read_lock()",
 			  "'misuse-domain'", "holds sections of domain 'held-domain'",
 			  "wrong domain", NULL));
+	CHECK(dies_saying(freed_after_busy_cleanup, "exited inside 1 read-side critical section(s) "
+			  "of domain 'busy-domain'", NULL));
 	CHECK(dies_saying(use_after_cleanup, "srcu_read_lock()", "after cleanup_srcu_struct()",
 			  "'misuse-domain'", NULL));
 	CHECK(dies_saying(sync_after_cleanup, "after cleanup_srcu_struct()", NULL));
