@@ -67,7 +67,9 @@ struct srcu_struct;
 /* A domain for srcu_read_lock_fast() sections only (the kernel's, 6.18):
  * a srcu_read_lock() section of it aborts, naming the domain and both
  * kinds.  The check is off the fast path: a thread's slow path and its
- * first lock of each of the domain's two indices. */
+ * first lock of each of the domain's two indices, so a thread that has
+ * counted on both is not checked again; with -DSRCU_DEBUG every
+ * section is. */
 #define DEFINE_SRCU_FAST(name) \
 	struct srcu_struct name SRCU__LINE = SRCU__INITIALIZER_KIND(name, SRCU__KIND_FAST)
 #define DEFINE_STATIC_SRCU_FAST(name) \

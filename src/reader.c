@@ -486,6 +486,16 @@ static const char *lock_op(unsigned int kind)
 	}
 }
 
+/* The checking build's report (<srcu/impl.h>, srcu__debug_kind()): a
+ * section of a kind sp does not take, found at its lock.  The domain is
+ * checked first (after cleanup, never initialized); the kind cannot
+ * change while it is live, so check_kind() aborts. */
+void srcu__debug_kind_fail(struct srcu_struct *sp, unsigned int used)
+{
+	(void)srcu__domain_id(sp, lock_op(used));
+	check_kind(sp, used, lock_op(used));
+}
+
 void srcu__read_lock_note(unsigned int word)
 {
 	srcu__read_lock_note_kind(word, SRCU__KIND_ANY);
