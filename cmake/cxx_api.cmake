@@ -45,6 +45,20 @@ if(SRCU_BUILD_TESTS)
               -DSRCU_KEEP_GUARD -I${CMAKE_CURRENT_SOURCE_DIR}/include
               ${CMAKE_CURRENT_SOURCE_DIR}/tests/cpp_api_nodiscard.cpp)
   endforeach()
+  # A dropped cleanup_srcu_struct() result, as C++ (tests/CMakeLists.txt's
+  # cleanup_nodiscard): [[nodiscard]] from C++17, the attribute before.
+  foreach(std 11 17 20)
+    add_test(NAME cleanup_nodiscard.c++${std}
+      COMMAND ${CMAKE_CXX_COMPILER} -x c++ -std=c++${std} -Wall -Wextra -Werror -c -o /dev/null
+              -I${CMAKE_CURRENT_SOURCE_DIR}/include
+              ${CMAKE_CURRENT_SOURCE_DIR}/tests/cleanup_nodiscard.c)
+    set_tests_properties(cleanup_nodiscard.c++${std} PROPERTIES
+      PASS_REGULAR_EXPRESSION "unused-result")
+    add_test(NAME cleanup_nodiscard_ok.c++${std}
+      COMMAND ${CMAKE_CXX_COMPILER} -x c++ -std=c++${std} -Wall -Wextra -Werror -c -o /dev/null
+              -DSRCU_KEEP_RESULT -I${CMAKE_CURRENT_SOURCE_DIR}/include
+              ${CMAKE_CURRENT_SOURCE_DIR}/tests/cleanup_nodiscard.c)
+  endforeach()
 endif()
 
 if(SRCU_BUILD_EXAMPLES)

@@ -39,6 +39,17 @@ extern "C" {
 #define SRCU_VERSION_NUMBER /* 0x00MMmmpp, for #if */ \
 	((SRCU_VERSION_MAJOR << 16) | (SRCU_VERSION_MINOR << 8) | SRCU_VERSION_PATCH)
 
+/* A result not to be ignored: C23's and C++17's [[nodiscard]] (a cast to
+ * void silences it), else GCC's attribute (which gcc warns about even
+ * through a cast: test the result). */
+#if defined(__cplusplus) && __cplusplus >= 201703L
+#define SRCU__MUST_CHECK [[nodiscard]]
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L
+#define SRCU__MUST_CHECK [[nodiscard]]
+#else
+#define SRCU__MUST_CHECK __attribute__((warn_unused_result))
+#endif
+
 /* Every function below is the library's export (it is built with
  * -fvisibility=hidden). */
 #pragma GCC visibility push(default)
@@ -56,7 +67,9 @@ struct srcu_struct;
 /* A domain for srcu_read_lock_fast() sections only (the kernel's, 6.18):
  * a srcu_read_lock() section of it aborts, naming the domain and both
  * kinds.  The check is off the fast path: a thread's slow path and its
- * first lock of each of the domain's two indices. */
+ * first lock of each of the domain's two indices, so a thread that has
+ * counted on both is not checked again; with -DSRCU_DEBUG every
+ * section is. */
 #define DEFINE_SRCU_FAST(name) \
 	struct srcu_struct name SRCU__LINE = SRCU__INITIALIZER_KIND(name, SRCU__KIND_FAST)
 #define DEFINE_STATIC_SRCU_FAST(name) \
@@ -83,8 +96,9 @@ int init_srcu_struct_named(struct srcu_struct *sp, const char *name);
 int srcu_set_name(struct srcu_struct *sp, const char *name);
 /* 0; -EBUSY while a reader is inside, an update-side call is inside or a
  * grace period runs, callbacks or a polled request are pending (sp stays
- * usable); -EINVAL for NULL, twice, or a shared domain. */
-int cleanup_srcu_struct(struct srcu_struct *sp);
+ * usable: do not free it); -EINVAL for NULL, twice, or a shared domain.
+ * The kernel's returns nothing: ignoring this one is a compiler warning. */
+SRCU__MUST_CHECK int cleanup_srcu_struct(struct srcu_struct *sp);
 
 /* ---- The read side (inline; async-signal-safe) ----------------------- */
 

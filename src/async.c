@@ -473,6 +473,7 @@ int srcu_set_backlog_limit(struct srcu_struct *sp, unsigned long limit)
 
 	if (!sp)
 		return -EINVAL;
+	(void)srcu__domain_check(sp, "srcu_set_backlog_limit");
 	store_relaxed(&srcu__dom(sp)->backlog_limit, limit);
 	a = async_of(sp);
 	if (a) {   /* a raised limit lets waiting callers in */

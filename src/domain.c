@@ -85,6 +85,7 @@ static int domain_bind(struct srcu_struct *sp)
 	if (id < 0)
 		return -ENOMEM;
 	srcu__vg_quiet(sp, sizeof(*sp));   /* the GP engine's words: atomics */
+	srcu__report_forget_name(sp);      /* one kept for the memory's last domain */
 	/* Atomic: read without the registry lock (relaxed: after the id's
 	 * acquire, which pairs with domain_set_id()'s release). */
 	store_relaxed(&srcu__domain_table[id], sp);
@@ -135,14 +136,13 @@ int srcu__domain_init_bind(struct srcu_struct *sp, unsigned int kind)
 	return err;
 }
 
-unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
+unsigned int srcu__domain_check(struct srcu_struct *sp, const char *who)
 {
 	unsigned int id;
 
 	if (!sp)
 		srcu__report_fatal("%s() called with a NULL domain", who);
 	id = id_acquire(sp);
-
 	if (id >= SRCU__ID_FIRST) {
 		if (load_relaxed(&srcu__domain_table[id]) != sp)
 			report_bad_id(sp, false, who);
@@ -150,6 +150,15 @@ unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
 	}
 	if (id != SRCU__ID_UNSET)
 		report_bad_id(sp, id == SRCU__ID_DEAD, who);
+	return id;
+}
+
+unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who)
+{
+	unsigned int id = srcu__domain_check(sp, who);
+
+	if (id != SRCU__ID_UNSET)
+		return id;
 	pthread_mutex_lock(&srcu__domain_registry_lock);
 	if (srcu__id_of(sp) == SRCU__ID_UNSET && domain_bind(sp) != 0) {
 		char n[SRCU__NAME_LEN];
@@ -173,6 +182,7 @@ void srcu__domain_unbind(struct srcu_struct *sp, unsigned int id)
 	id_free(id);
 	domain_set_id(sp, SRCU__ID_DEAD);
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
+	srcu__report_forget_name(sp);
 }
 
 unsigned int srcu__domain_peek(struct srcu_struct *sp)

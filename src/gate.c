@@ -23,6 +23,16 @@
 
 #define GATE_SHUT (SRCU_GATE__CLOSED | SRCU_GATE__SHUTDOWN)
 
+/* Undo the init of g's domain, which no one has seen yet: nothing can be
+ * inside it, so its cleanup cannot fail. */
+static int init_failed(struct srcu_gate *g, int err)
+{
+	if (cleanup_srcu_struct(&g->srcu) != 0)
+		srcu__report_fatal("srcu_gate_init(): the new gate's domain could not be "
+				   "cleaned up");
+	return err;
+}
+
 int srcu_gate_init(struct srcu_gate *g)
 {
 	int err;
@@ -33,14 +43,11 @@ int srcu_gate_init(struct srcu_gate *g)
 	err = init_srcu_struct(&g->srcu);
 	if (err)
 		return err;
-	if (pthread_mutex_init(&g->reset_lock, NULL) != 0) {
-		cleanup_srcu_struct(&g->srcu);
-		return -ENOMEM;
-	}
+	if (pthread_mutex_init(&g->reset_lock, NULL) != 0)
+		return init_failed(g, -ENOMEM);
 	if (pthread_cond_init(&g->reset_cond, NULL) != 0) {
 		pthread_mutex_destroy(&g->reset_lock);
-		cleanup_srcu_struct(&g->srcu);
-		return -ENOMEM;
+		return init_failed(g, -ENOMEM);
 	}
 	return 0;
 }

@@ -190,17 +190,16 @@ static void check_sums_updown(struct srcu_struct *sp, const unsigned long locks[
 			srcu__report_extra_up(sp, idx, true);
 }
 
-/* Report record r's extra unlock on index idx (its slot s), found by a
+/* Report record r's extra unlock on index idx, found by a
  * scan: out of the scans' loop, which it would otherwise weigh down. */
 static __attribute__((noinline, cold)) void report_extra(struct srcu_struct *sp,
-							   struct srcu__record *r,
-							   struct srcu__slot *s, int idx,
+							   struct srcu__record *r, int idx,
 							   const char *hint)
 {
 	char t[32];
 
 	snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
-	srcu__report_extra_unlock(sp, t, idx, hint, srcu__slot_open_on(s, idx ^ 1) > 0);
+	srcu__reader_report_extra_unlock(sp, r, t, idx, hint);
 }
 
 /* Record r's lock counts of both indices (locks[]), each read after its
@@ -222,9 +221,9 @@ static inline void checked_locks(struct srcu_struct *sp, unsigned int id,
 	if (!hint)   /* an up/down domain: no per-thread balance */
 		return;
 	if (SRCU__UNLIKELY(srcu__open(l0, u0) < 0))
-		report_extra(sp, r, s, 0, hint);
+		report_extra(sp, r, 0, hint);
 	if (SRCU__UNLIKELY(srcu__open(l1, u1) < 0))
-		report_extra(sp, r, s, 1, hint);
+		report_extra(sp, r, 1, hint);
 }
 
 /* A shared domain's lock sum over the first n slots, each slot's balance
@@ -1341,7 +1340,6 @@ void srcu_expedite_current(struct srcu_struct *sp)
 
 unsigned long srcu_batches_completed(struct srcu_struct *sp)
 {
-	if (!sp)
-		srcu__report_fatal("srcu_batches_completed() called with a NULL domain");
+	(void)srcu__domain_check(sp, "srcu_batches_completed");
 	return srcu__seq_count(load_acquire(&srcu__dom(sp)->gp_seq));
 }

@@ -159,6 +159,11 @@ SRCU__HIDDEN const char *srcu__report_bare_name(const struct srcu_struct *sp, ch
 SRCU__HIDDEN int srcu__report_gettid(void);
 SRCU__HIDDEN void srcu__report_warn(const char *fmt, ...) SRCU__PRINTF(1, 2);
 SRCU__HIDDEN SRCU__NORETURN void srcu__report_fatal(const char *fmt, ...) SRCU__PRINTF(1, 2);
+/* Keep a copy of sp's name, which cleanup found busy, for the messages
+ * that follow a free() of it anyway (they name sp by it once sp's words
+ * have changed); forget it when sp is bound again or cleaned up. */
+SRCU__HIDDEN void srcu__report_keep_name(const struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__report_forget_name(const struct srcu_struct *sp);
 /* "thread 1234 (name)" for the calling thread. */
 SRCU__HIDDEN const char *srcu__report_thread(char *buf, size_t len);
 /* Abort: an unlock of sp's index idx without its lock (found says where;
@@ -167,6 +172,12 @@ SRCU__HIDDEN const char *srcu__report_thread(char *buf, size_t len);
 SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_unlock(struct srcu_struct *sp,
 							   const char *thread, int idx,
 							   const char *found, bool other_open);
+/* The same, held naming the other domains the thread holds sections of
+ * ("" if none): then the unlock was likely given the wrong domain. */
+SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_unlock_held(struct srcu_struct *sp,
+								const char *thread, int idx,
+								const char *found, bool other_open,
+								const char *held);
 SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_up(struct srcu_struct *sp, int idx,
 							   bool fast);
 
@@ -322,6 +333,10 @@ SRCU__HIDDEN int srcu__domain_init_bind(struct srcu_struct *sp, unsigned int kin
 /* Give a statically initialized domain its id on first use; report and
  * abort on a domain used after cleanup.  Returns the id. */
 SRCU__HIDDEN unsigned int srcu__domain_id(struct srcu_struct *sp, const char *who);
+/* The same checks without the binding, for calls that only read or set
+ * a domain: its id, SRCU__ID_UNSET for a static domain not yet used
+ * (left unbound).  Async-signal-safe: it takes no lock. */
+SRCU__HIDDEN unsigned int srcu__domain_check(struct srcu_struct *sp, const char *who);
 /* Is sp a live domain (bound, and its id's entry)?  Safe on garbage. */
 SRCU__HIDDEN bool srcu__domain_live(struct srcu_struct *sp);
 /* sp's id as it stands (acquire; SRCU__ID_UNSET or _DEAD included). */
@@ -536,6 +551,12 @@ SRCU__HIDDEN void srcu__reader_fork_end(void);
 SRCU__HIDDEN struct srcu__record *srcu__reader_self_record(void);
 /* Does r's thread hold a section of domain id (read from another thread)? */
 SRCU__HIDDEN bool srcu__reader_record_holds(struct srcu__record *r, unsigned int id);
+/* srcu__report_extra_unlock() for record r's thread (NULL: none), naming
+ * the other domains it holds sections of. */
+SRCU__HIDDEN SRCU__NORETURN void srcu__reader_report_extra_unlock(struct srcu_struct *sp,
+								  struct srcu__record *r,
+								  const char *thread, int idx,
+								  const char *found);
 /* Is domain id's reader kind SRCU__KIND_FAST_UPDOWN (its sections may
  * end in another thread: no per-thread balance)? */
 SRCU__HIDDEN bool srcu__reader_updown(unsigned int id);

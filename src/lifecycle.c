@@ -104,10 +104,12 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 	if (load_relaxed(&srcu__domain_table[id]) != sp)
 		return -EINVAL;
 	err = srcu__async_cleanup(sp);   /* callbacks pending: -EBUSY */
-	if (err)
+	if (!err && !srcu__gp_trylock(sp))
+		err = -EBUSY;             /* a grace period is running */
+	if (err) {
+		srcu__report_keep_name(sp);   /* as below */
 		return err;
-	if (!srcu__gp_trylock(sp))
-		return -EBUSY;            /* a grace period is running */
+	}
 	if (!srcu__gp_close(sp)) {
 		err = -EBUSY;             /* an update-side call is inside */
 	} else {
@@ -125,6 +127,8 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 	srcu__gp_unlock(sp);   /* wakes a synchronize that arrived meanwhile */
 	if (!err)
 		srcu__hb_gp_end(id);   /* race detectors: the caller may free sp now */
+	else
+		srcu__report_keep_name(sp);   /* for the warnings if it is freed anyway */
 	return err;
 }
 
@@ -137,6 +141,7 @@ int srcu_get_stats(struct srcu_struct *sp, struct srcu_stats *st)
 
 	if (!sp || !st)
 		return -EINVAL;
+	(void)srcu__domain_check(sp, "srcu_get_stats");
 	d = srcu__dom(sp);
 	memset(st, 0, sizeof(*st));
 	st->gps = srcu_batches_completed(sp);

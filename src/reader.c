@@ -486,6 +486,16 @@ static const char *lock_op(unsigned int kind)
 	}
 }
 
+/* The checking build's report (<srcu/impl.h>, srcu__debug_kind()): a
+ * section of a kind sp does not take, found at its lock.  The domain is
+ * checked first (after cleanup, never initialized); the kind cannot
+ * change while it is live, so check_kind() aborts. */
+void srcu__debug_kind_fail(struct srcu_struct *sp, unsigned int used)
+{
+	(void)srcu__domain_id(sp, lock_op(used));
+	check_kind(sp, used, lock_op(used));
+}
+
 void srcu__read_lock_note(unsigned int word)
 {
 	srcu__read_lock_note_kind(word, SRCU__KIND_ANY);
@@ -583,8 +593,7 @@ void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 	 * larger when this unlock has its lock.  The acquire keeps the
 	 * compiler from swapping the loads. */
 	if (!s || unlock_unmatched(s, idx))
-		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx, "",
-					  s && srcu__slot_open_on(s, idx ^ 1) > 0);
+		srcu__reader_report_extra_unlock(sp, self, srcu__report_thread(t, sizeof(t)), idx, "");
 	srcu__hb_section_end(id, idx);
 	count_mb(&s->unlock[idx]);           /* C and W (fence backend) */
 	wake_if_waited(id, idx);             /* sp may be freed from here on */
@@ -677,6 +686,42 @@ bool srcu__reader_record_holds(struct srcu__record *r, unsigned int id)
 	return srcu__reader_updown(id) ? open > 0 : open != 0;
 }
 
+/* Name in buf the domains other than id of which r's thread holds
+ * sections (the first four, then how many more; "" if none), for the
+ * report of an unlock of id without its lock: given the wrong domain? */
+static const char *held_elsewhere(struct srcu__record *r, unsigned int id, char *buf, size_t len)
+{
+	unsigned int high = load_relaxed(&srcu__domain_id_high), n = 0;
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (unsigned int i = SRCU__ID_FIRST; i < SRCU__MAX_IDS; i++) {
+		char name[SRCU__NAME_LEN];
+
+		if (i == high)   /* then the shared blocks' ids */
+			i = SRCU__SHARED_ID_FIRST;
+		if (i == id || !domain_of_id(i) || !srcu__reader_record_holds(r, i))
+			continue;
+		if (n++ < 4 && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", n > 1 ? ", " : "",
+					       srcu__report_name(domain_of_id(i), name, sizeof(name)));
+	}
+	if (n > 4 && at < len)
+		snprintf(buf + at, len - at, " and %u more", n - 4);
+	return buf;
+}
+
+void srcu__reader_report_extra_unlock(struct srcu_struct *sp, struct srcu__record *r,
+				      const char *thread, int idx, const char *found)
+{
+	unsigned int id = srcu__id_of(sp);
+	char held[256] = "";
+
+	srcu__report_extra_unlock_held(sp, thread, idx, found,
+				       r && srcu__slot_open_on(&r->slots[id], idx ^ 1) > 0,
+				       r ? held_elsewhere(r, id, held, sizeof(held)) : held);
+}
+
 bool srcu__reader_self_inside(struct srcu_struct *sp)
 {
 	struct srcu__slot *s;
@@ -692,8 +737,7 @@ bool srcu__reader_self_inside(struct srcu_struct *sp)
 		char t[64];
 		int idx = srcu__slot_open_on(s, 0) < 0 ? 0 : 1;
 
-		srcu__report_extra_unlock(sp, srcu__report_thread(t, sizeof(t)), idx, "",
-					  srcu__slot_open_on(s, idx ^ 1) > 0);
+		srcu__reader_report_extra_unlock(sp, self, srcu__report_thread(t, sizeof(t)), idx, "");
 	}
 	return open > 0;
 }

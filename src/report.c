@@ -71,6 +71,104 @@ static bool probe_string(const char *p, char *buf, size_t len)
 	return ok && printable(buf, len);
 }
 
+/* ---- names kept for domains that cleanup found busy ----
+ *
+ * A cleanup_srcu_struct() that says -EBUSY leaves the domain live, and
+ * code ported from the kernel, whose cleanup returns nothing, frees it
+ * anyway: free() overwrites its first words (glibc: the read-side words
+ * and the name pointer).  The warnings that follow (a thread exiting
+ * inside one of its sections, a stall) still know the domain by its
+ * address: a copy of its name is kept here from the failed cleanup until
+ * the address is bound again or cleaned up, and used once the domain's
+ * words are no longer what they were.  Written under kept_lock; read
+ * without a lock (messages may come from a signal handler's section),
+ * each entry under its sequence word, odd while it is written. */
+#define KEPT_NAMES 16
+#define KEPT_LEN   41   /* a name's bytes kept, NUL included */
+static struct kept_name {
+	unsigned int seq;
+	const struct srcu_struct *sp;   /* NULL: free */
+	uint16_t slot_word;             /* sp's words at the failed cleanup */
+	const char *name;
+	char copy[KEPT_LEN];
+} kept[KEPT_NAMES];
+static unsigned int kept_next;          /* the entry to reuse when none is free */
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool probe_string(const char *p, char *buf, size_t len);
+
+/* Caller holds kept_lock: entry e's fields, between two steps of its
+ * sequence word (odd while written). */
+static void kept_write(struct kept_name *e, const struct srcu_struct *sp, const char *copy)
+{
+	store_relaxed(&e->seq, e->seq + 1);
+	/* K1: pairs with K2 in kept_read(): a reader that sees a field
+	 * written below sees the odd sequence too. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	store_relaxed(&e->sp, sp);
+	store_relaxed(&e->slot_word, sp ? load_relaxed(&sp->slot_word) : 0);
+	store_relaxed(&e->name, sp ? load_relaxed(&sp->name) : NULL);
+	for (size_t i = 0; i < KEPT_LEN; i++)
+		store_relaxed(&e->copy[i], copy ? copy[i] : 0);
+	/* Pairs with the acquire load of seq in kept_read(): an even
+	 * sequence read there comes with these fields. */
+	store_release(&e->seq, e->seq + 1);
+}
+
+void srcu__report_keep_name(const struct srcu_struct *sp)
+{
+	char copy[KEPT_LEN];
+	const char *n = load_acquire(&sp->name);
+	struct kept_name *e = NULL;
+
+	if (!n || !probe_string(n, copy, sizeof(copy)))
+		return;   /* nothing to keep: it is named by its address anyway */
+	pthread_mutex_lock(&kept_lock);
+	for (unsigned int i = 0; i < KEPT_NAMES && !e; i++)
+		if (kept[i].sp == sp)
+			e = &kept[i];
+	for (unsigned int i = 0; i < KEPT_NAMES && !e; i++)
+		if (!kept[i].sp)
+			e = &kept[i];
+	if (!e)
+		e = &kept[kept_next++ % KEPT_NAMES];
+	kept_write(e, sp, copy);
+	pthread_mutex_unlock(&kept_lock);
+}
+
+void srcu__report_forget_name(const struct srcu_struct *sp)
+{
+	pthread_mutex_lock(&kept_lock);
+	for (unsigned int i = 0; i < KEPT_NAMES; i++)
+		if (kept[i].sp == sp)
+			kept_write(&kept[i], NULL, NULL);
+	pthread_mutex_unlock(&kept_lock);
+}
+
+/* The name kept for sp, into copy, if one is and sp's words have changed
+ * since (its memory freed, or reused). */
+static bool kept_read(const struct srcu_struct *sp, char *copy)
+{
+	for (unsigned int i = 0; i < KEPT_NAMES; i++) {
+		struct kept_name *e = &kept[i];
+		unsigned int seq = load_acquire(&e->seq);
+		bool changed;
+
+		if ((seq & 1) || load_relaxed(&e->sp) != sp)
+			continue;
+		changed = load_relaxed(&sp->slot_word) != load_relaxed(&e->slot_word) ||
+			  load_relaxed(&sp->name) != load_relaxed(&e->name);
+		for (size_t j = 0; j < KEPT_LEN; j++)
+			copy[j] = load_relaxed(&e->copy[j]);
+		/* K2: pairs with K1 in kept_write(): the sequence unchanged
+		 * after the fields were read means no write overlapped them. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (load_relaxed(&e->seq) == seq && changed && copy[0])
+			return true;
+	}
+	return false;
+}
+
 /* sp's name, quoted or bare, or its address when it has none that can be
  * read: never a crash, whatever sp holds. */
 static const char *name_of(const struct srcu_struct *sp, char *buf, size_t len, bool quoted)
@@ -81,6 +179,11 @@ static const char *name_of(const struct srcu_struct *sp, char *buf, size_t len, 
 	const char *pad = (const char *)sp->srcu__name_buf;
 	char copy[SRCU__NAME_LEN - 2];   /* room for the quotes */
 
+	if (kept_read(sp, copy)) {   /* freed after a busy cleanup, perhaps */
+		snprintf(buf, len, quoted ? "'%s' (changed since cleanup_srcu_struct() said "
+			 "-EBUSY: freed?)" : "%s", copy);
+		return buf;
+	}
 	if (n && probe_string(n, copy, sizeof(copy)))
 		n = copy;
 	else if (!n && srcu__id_of(sp) >= SRCU__SHARED_ID_FIRST &&
@@ -121,7 +224,7 @@ const char *srcu__report_thread(char *buf, size_t len)
 
 static void vreport(const char *level, const char *fmt, va_list ap)
 {
-	char msg[512];
+	char msg[1024];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	/* One write, so that concurrent messages do not interleave. */
@@ -170,18 +273,29 @@ void srcu__report_fatal(const char *fmt, ...)
 void srcu__report_extra_unlock(struct srcu_struct *sp, const char *thread, int idx,
 				const char *found, bool other_open)
 {
-	char n[SRCU__NAME_LEN], why[96];
+	srcu__report_extra_unlock_held(sp, thread, idx, found, other_open, "");
+}
+
+void srcu__report_extra_unlock_held(struct srcu_struct *sp, const char *thread, int idx,
+				     const char *found, bool other_open, const char *held)
+{
+	char n[SRCU__NAME_LEN], why[320];
 
 	/* The likelier mistake, where the counts show it: a section open on
-	 * the other index, whose unlock was given this one. */
+	 * the other index, whose unlock was given this one, or sections of
+	 * other domains only, one of whose unlocks was given this domain. */
 	if (other_open)
 		snprintf(why, sizeof(why), "it holds a section of index %d: an unlock given the "
 			 "other section's index?", idx ^ 1);
+	else if (held[0])
+		snprintf(why, sizeof(why), "it holds sections of domain %s, none of this one: an "
+			 "unlock given the wrong domain?", held);
 	else
-		snprintf(why, sizeof(why), "an extra unlock, or one given the other section's index");
+		snprintf(why, sizeof(why), "an extra unlock, or one given the other section's "
+			 "index; to end a section in another thread use "
+			 "srcu_down_read()/srcu_up_read()");
 	srcu__report_fatal("srcu_read_unlock() on domain %s by %s without a matching "
-		    "srcu_read_lock() on index %d in that thread%s (%s); to end a section in "
-		    "another thread use srcu_down_read()/srcu_up_read()",
+		    "srcu_read_lock() on index %d in that thread%s (%s)",
 		    srcu__report_name(sp, n, sizeof(n)), thread, idx, found, why);
 }
 

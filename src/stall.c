@@ -64,6 +64,7 @@ int srcu_set_stall_timeout(struct srcu_struct *sp, unsigned int ms)
 {
 	if (!sp)
 		return -EINVAL;
+	(void)srcu__domain_check(sp, "srcu_set_stall_timeout");
 	store_relaxed(&srcu__dom(sp)->stall_ms, ms ? ms : ~0u);
 	return 0;
 }
@@ -93,18 +94,26 @@ static void thread_name(int tid, char *buf, size_t len)
 }
 
 /* Threads holding sections of sp's index idx: at most max described in
- * th, the count returned. */
+ * th, the count returned.  On an up/down domain a thread holds the
+ * sections it began and no thread has ended (more downs than ups); one
+ * with more ups than downs ended sections others began, which *ended
+ * counts (the report says so: they were handed over). */
 static unsigned int holders(struct srcu_struct *sp, int idx, struct srcu_stall_thread *th,
-			   unsigned int max)
+			   unsigned int max, unsigned long *ended)
 {
 	unsigned int id = srcu__id_of(sp), n = 0;
+	bool updown = srcu__reader_updown(id);
 	struct srcu__record *r;
 
+	*ended = 0;
 	for (r = load_acquire(&srcu__reader_records); r; r = r->next) {
 		struct srcu__slot *s = &r->slots[id];
 		int tid = load_acquire(&r->tid);
+		long open = srcu__slot_open_on(s, idx);
 
-		if (!tid || srcu__slot_open_on(s, idx) == 0)
+		if (tid && updown && open < 0)
+			*ended += (unsigned long)-open;
+		if (!tid || open == 0 || (updown && open < 0))
 			continue;
 		if (n < max) {
 			th[n].tid = tid;
@@ -211,8 +220,18 @@ int64_t srcu__stall_deadline(const struct srcu__stall_watch *w)
 
 /* ---- stall reports ---- */
 
+/* An up/down domain's sections that were handed over, for the default
+ * report: ended by threads that did not begin them (live ones), and left
+ * by exited threads to the domain's shared counters (their net count,
+ * reader.c's hand_over_updown()). */
+struct handed_over {
+	unsigned long ended;
+	long exited;
+};
+
 /* The default handler's line; name: the domain as messages name it. */
-static void default_report(const struct srcu_stall *s, const char *name)
+static void default_report(const struct srcu_stall *s, const char *name,
+			   const struct handed_over *h)
 {
 	char line[1024];
 	size_t n;
@@ -233,6 +252,12 @@ static void default_report(const struct srcu_stall *s, const char *name)
 				      "%s %lu %s section(s)",
 				      s->nthreads ? ";" : "", s->down_readers,
 				      "srcu_down_read() or srcu_down_read_fast()");
+	if (h && h->ended && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "; %lu section(s) handed over: "
+				      "begun in one thread, ended by another", h->ended);
+	if (h && h->exited > 0 && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "; %ld section(s) handed over by "
+				      "exited threads, to be ended by others", h->exited);
 	if (!s->nthreads && !s->down_readers && n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, " no reader left (about to end)");
 	srcu__report_warn("%s", line);
@@ -240,7 +265,8 @@ static void default_report(const struct srcu_stall *s, const char *name)
 
 /* To the program's handler, or to the default one, whose messages name
  * sp as every message does (quoted; s->domain is bare). */
-static void deliver(struct srcu_struct *sp, const struct srcu_stall *s)
+static void deliver(struct srcu_struct *sp, const struct srcu_stall *s,
+		    const struct handed_over *h)
 {
 	void (*fn)(const struct srcu_stall *, void *);
 	char name[SRCU__NAME_LEN];
@@ -264,7 +290,7 @@ static void deliver(struct srcu_struct *sp, const struct srcu_stall *s)
 			   "read-side critical section); its reader slots are free",
 			   name, s->dead_pid);
 	else
-		default_report(s, name);
+		default_report(s, name, h);
 }
 
 void srcu__stall_report_dead(struct srcu_struct *sp, int pid, unsigned long sections)
@@ -277,7 +303,7 @@ void srcu__stall_report_dead(struct srcu_struct *sp, int pid, unsigned long sect
 	s.idx = srcu__cur_idx(sp);
 	s.dead_pid = pid;
 	s.dead_sections = sections;
-	deliver(sp, &s);
+	deliver(sp, &s, NULL);
 }
 
 static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_watch *w,
@@ -286,6 +312,7 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 	struct srcu__domain *d = srcu__dom(sp);
 	struct srcu_stall_thread th[SRCU_STALL_THREADS];
 	char name[SRCU__NAME_LEN];
+	struct handed_over h = { 0, 0 };
 	struct srcu_stall s;
 
 	memset(&s, 0, sizeof(s));
@@ -293,13 +320,15 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 	s.idx = idx;
 	s.waited_s = (double)(now - (int64_t)load_relaxed(&d->gp_start_ns)) / 1e9;
 	s.report = ++w->report;
-	s.nthreads = holders(sp, idx, th, SRCU_STALL_THREADS);
+	s.nthreads = holders(sp, idx, th, SRCU_STALL_THREADS, &h.ended);
 	s.threads = th;
 	s.down_readers = load_acquire(&d->down_lock[idx]) - load_acquire(&d->down_unlock[idx]);
-	if (srcu__reader_updown(srcu__id_of(sp)))   /* every thread's sections may be anyone's */
+	if (srcu__reader_updown(srcu__id_of(sp))) {   /* every thread's sections may be anyone's */
+		h.exited = (long)s.down_readers;
 		s.down_readers = srcu__reader_updown_open(sp, idx);
+	}
 	store_relaxed(&d->stat_stalls, load_relaxed(&d->stat_stalls) + 1);
-	deliver(sp, &s);
+	deliver(sp, &s, &h);
 }
 
 /* ---- deadlock probes ---- */

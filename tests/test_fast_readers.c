@@ -243,6 +243,35 @@ static void unlock_in_other_thread(void)
 	synchronize_srcu_expedited(&dom);
 }
 
+#ifdef SRCU_DEBUG
+/* The checking build checks every section's kind.  Bug caught: a thread
+ * whose fast sections had noted both of a fast domain's indices took
+ * srcu_read_lock() sections of it unchecked (the same program aborted
+ * later, when a new thread made the call). */
+static void normal_on_fast_noted(void)
+{
+	struct sync_arg a = { &fast_dyn, 0, 0 };
+	struct srcu_ctr *first = srcu_read_lock_fast(&fast_dyn), *second;
+	pthread_t t = spawn(sync_thread, &a);
+	int idx;
+
+	/* A section on the other index too, once the GP has flipped: both
+	 * indices are noted. */
+	for (;;) {
+		second = srcu_read_lock_fast(&fast_dyn);
+		if ((srcu__ctr_word(second) & 1) != (srcu__ctr_word(first) & 1))
+			break;
+		srcu_read_unlock_fast(&fast_dyn, second);
+		sleep_us(100);
+	}
+	srcu_read_unlock_fast(&fast_dyn, first);
+	srcu_read_unlock_fast(&fast_dyn, second);
+	join(t);
+	idx = srcu_read_lock(&fast_dyn);   /* on a noted index */
+	srcu_read_unlock(&fast_dyn, idx);
+}
+#endif
+
 static void test_fast_kind(void)
 {
 	CHECK(dies_saying(unlock_in_other_thread, "without a matching", "fast-test", NULL));
@@ -252,6 +281,10 @@ static void test_fast_kind(void)
 			  "reader kind is fast", "this section's is normal", NULL));
 	CHECK(dies_saying(normal_on_fast_dyn, "srcu_read_lock()", "fast_dyn",
 			  "reader kind is fast", NULL));
+#ifdef SRCU_DEBUG
+	CHECK(dies_saying(normal_on_fast_noted, "srcu_read_lock()", "fast_dyn",
+			  "reader kind is fast", "this section's is normal", NULL));
+#endif
 	test_waits_for_sleeper(&fast_static);
 	test_waits_for_sleeper(&fast_global);
 	test_sections_across_flip(&fast_dyn);

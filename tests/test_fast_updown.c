@@ -29,6 +29,8 @@
  */
 #include "check.h"
 
+#include <sys/syscall.h>
+
 DEFINE_STATIC_SRCU_FAST_UPDOWN(ud_static);
 DEFINE_SRCU_FAST_UPDOWN(ud_global);
 static struct srcu_struct ud;
@@ -392,6 +394,89 @@ static void test_misuse(void)
 	CHECK_EQ(cleanup_srcu_struct(&plain), 0);
 }
 
+/* Bug caught: a stall report on an up/down domain listed every thread
+ * with a non-zero count, the thread that only ended another's section
+ * (a negative count) among the holders, and never said that sections had
+ * been handed over.  It lists the holder alone now, and the default
+ * report says that one section was begun in one thread and ended in
+ * another. */
+static int hs_reports, hs_ended, hs_go;
+static unsigned int hs_nthreads;
+static int hs_tid;
+static struct srcu_ctr *hs_scp;
+
+static void hs_handler(const struct srcu_stall *s, void *arg)
+{
+	(void)arg;
+	if (!flag_get(&hs_reports)) {
+		hs_nthreads = s->nthreads;
+		hs_tid = s->nthreads ? s->threads[0].tid : 0;
+		flag_set(&hs_reports);
+	}
+}
+
+static void *hs_ender(void *arg)
+{
+	srcu_up_read_fast(arg, hs_scp);   /* the main thread's section */
+	flag_set(&hs_ended);
+	flag_wait(&hs_go);                /* alive: its count stays negative */
+	return NULL;
+}
+
+static void *hs_sync(void *arg)
+{
+	synchronize_srcu(arg);
+	return NULL;
+}
+
+static unsigned int stalls_of(struct srcu_struct *sp)
+{
+	struct srcu_stats st;
+
+	REQUIRE(srcu_get_stats(sp, &st) == 0);
+	return st.stalls;
+}
+
+static void test_stall_lists_holders(void)
+{
+	struct srcu_struct d;
+	struct srcu_ctr *mine;
+	struct captured c;
+	const char *text;
+	pthread_t e, g;
+	unsigned int n;
+
+	REQUIRE(init_srcu_struct_fast_updown(&d) == 0);
+	srcu_set_name(&d, "updown-stall");
+	hs_scp = srcu_down_read_fast(&d);
+	mine = srcu_down_read_fast(&d);   /* held: the GP stalls on it */
+	e = spawn(hs_ender, &d);
+	flag_wait(&hs_ended);
+	REQUIRE(srcu_set_stall_timeout(&d, 50) == 0);
+	srcu_set_stall_handler(hs_handler, NULL);
+	g = spawn(hs_sync, &d);
+	flag_wait(&hs_reports);
+	CHECK_EQ(hs_nthreads, 1);
+	CHECK_EQ(hs_tid, syscall(SYS_gettid));
+	/* The default report of the next stall deadline. */
+	capture_stderr_begin(&c);
+	srcu_set_stall_handler(NULL, NULL);
+	n = stalls_of(&d);
+	while (stalls_of(&d) == n)
+		sleep_ms(5);
+	text = capture_stderr_end(&c);
+	CHECK(strstr(text, "'updown-stall'") != NULL);
+	CHECK(strstr(text, "1 section(s) handed over: begun in one thread, ended by another") != NULL);
+	if (!strstr(text, "handed over"))
+		fprintf(stderr, "the default report: %s\n", text);
+	srcu_up_read_fast(&d, mine);
+	join(g);
+	flag_set(&hs_go);
+	join(e);
+	srcu_set_stall_timeout(&d, 0);
+	CHECK_EQ(cleanup_srcu_struct(&d), 0);
+}
+
 int main(void)
 {
 	watchdog(100);
@@ -406,6 +491,7 @@ int main(void)
 	test_stress(&ud);
 	test_reuse_after_cleanup();
 	test_fork_keeps_sections(&ud);
+	test_stall_lists_holders();
 	test_misuse();
 	CHECK_EQ(cleanup_srcu_struct(&ud), 0);
 	return check_report("test_fast_updown");

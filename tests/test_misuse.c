@@ -137,6 +137,81 @@ static void unlock_elsewhere_then_sync(void)
 	join(spawn(sync_named, NULL));   /* not this thread: its slot holds the lock */
 }
 
+/* Bug caught: an unlock given the wrong domain was reported as an extra
+ * unlock, with srcu_down_read() suggested, though the thread held a
+ * section of another domain: the message names that domain now.  Found
+ * by the thread itself (its synchronize: at once with fences) and by
+ * another thread's grace-period scan. */
+static struct srcu_struct held_domain;
+
+static void unlock_wrong_domain(void)
+{
+	int idx;
+
+	make_named();
+	REQUIRE(init_srcu_struct_named(&held_domain, "held-domain") == 0);
+	idx = srcu_read_lock(&held_domain);
+	srcu_read_unlock(&named, idx);      /* meant: &held_domain */
+	synchronize_srcu(&named);
+}
+
+/* The thread's section of held_domain stays open, its unlock given
+ * named (which the main thread holds: the GP sleeps, and its check of
+ * every record finds the extra unlock). */
+static void *unlock_wrong_domain_and_stay(void *arg)
+{
+	(void)arg;
+	srcu_read_unlock(&named, srcu_read_lock(&held_domain));
+	__atomic_store_n(&cross_done, 1, __ATOMIC_RELEASE);
+	for (;;)
+		sleep_ms(1000);
+	return NULL;
+}
+
+static void unlock_wrong_domain_found_by_scan(void)
+{
+	make_named();
+	REQUIRE(init_srcu_struct_named(&held_domain, "held-domain") == 0);
+	srcu_set_stall_timeout(&named, 100);
+	srcu_set_stall_handler(NULL, NULL);
+	(void)srcu_read_lock(&named);
+	spawn(unlock_wrong_domain_and_stay, NULL);
+	while (!__atomic_load_n(&cross_done, __ATOMIC_ACQUIRE))
+		sleep_us(100);
+	join(spawn(sync_named, NULL));   /* not this thread: its slot holds the lock */
+}
+
+/* Bug caught: a domain freed after cleanup_srcu_struct() said -EBUSY (the
+ * kernel's habit: its cleanup returns nothing) was named by its address
+ * in the warning of the thread that exited inside it: free() had
+ * overwritten its name pointer.  The name is kept from the failed
+ * cleanup.  The memory is scribbled on, not freed (the library reads it
+ * after: a sanitizer build would report that). */
+static int busy_in, busy_go;
+
+static void *busy_reader(void *arg)
+{
+	(void)srcu_read_lock(arg);
+	flag_set(&busy_in);
+	flag_wait(&busy_go);
+	return NULL;   /* inside the section: warned of at exit */
+}
+
+static void freed_after_busy_cleanup(void)
+{
+	struct srcu_struct *sp = malloc(sizeof(*sp));
+	pthread_t t;
+
+	REQUIRE(sp && init_srcu_struct_named(sp, "busy-domain") == 0);
+	t = spawn(busy_reader, sp);
+	flag_wait(&busy_in);
+	REQUIRE(cleanup_srcu_struct(sp) == -EBUSY);
+	memset(sp, 0xa5, sizeof(*sp));   /* freed and reused, as free() would */
+	flag_set(&busy_go);
+	join(t);
+	abort();   /* reached: the warning is checked */
+}
+
 static void use_after_cleanup(void)
 {
 	make_named();
@@ -149,6 +224,64 @@ static void sync_after_cleanup(void)
 	make_named();
 	REQUIRE(cleanup_srcu_struct(&named) == 0);
 	synchronize_srcu(&named);
+}
+
+/* Every call that reads a domain, after its cleanup: each aborts, naming
+ * the call and the domain (README, "use after cleanup").  Bug caught:
+ * srcu_batches_completed(), srcu_get_stats(), srcu_set_stall_timeout()
+ * and srcu_set_backlog_limit() read (or wrote) the dead domain and
+ * returned as if it were live. */
+static void cleaned_up(void)
+{
+	make_named();
+	REQUIRE(cleanup_srcu_struct(&named) == 0);
+}
+
+static void dead_cb(struct srcu_head *h) { (void)h; }
+static struct srcu_head dead_head;
+static struct srcu_stats dead_stats;
+
+static void dead_batches(void) { cleaned_up(); (void)srcu_batches_completed(&named); }
+static void dead_stats_get(void) { cleaned_up(); (void)srcu_get_stats(&named, &dead_stats); }
+static void dead_stall_timeout(void) { cleaned_up(); (void)srcu_set_stall_timeout(&named, 5); }
+static void dead_backlog(void) { cleaned_up(); (void)srcu_set_backlog_limit(&named, 5); }
+static void dead_sync_exp(void) { cleaned_up(); synchronize_srcu_expedited(&named); }
+static void dead_expedite(void) { cleaned_up(); srcu_expedite_current(&named); }
+static void dead_get_state(void) { cleaned_up(); (void)get_state_synchronize_srcu(&named); }
+static void dead_start_poll(void) { cleaned_up(); (void)start_poll_synchronize_srcu(&named); }
+static void dead_poll(void) { cleaned_up(); (void)poll_state_synchronize_srcu(&named, 0); }
+static void dead_call(void) { cleaned_up(); call_srcu(&named, &dead_head, dead_cb); }
+static void dead_barrier(void) { cleaned_up(); srcu_barrier(&named); }
+static void dead_down(void) { cleaned_up(); (void)srcu_down_read(&named); }
+static void dead_up(void) { cleaned_up(); srcu_up_read(&named, 0); }
+static void dead_lock_fast(void) { cleaned_up(); (void)srcu_read_lock_fast(&named); }
+
+static const struct { void (*fn)(void); const char *call; } dead_calls[] = {
+	{ dead_batches, "srcu_batches_completed()" },
+	{ dead_stats_get, "srcu_get_stats()" },
+	{ dead_stall_timeout, "srcu_set_stall_timeout()" },
+	{ dead_backlog, "srcu_set_backlog_limit()" },
+	{ dead_sync_exp, "synchronize_srcu_expedited()" },
+	{ dead_expedite, "srcu_expedite_current()" },
+	{ dead_get_state, "get_state_synchronize_srcu()" },
+	{ dead_start_poll, "start_poll_synchronize_srcu()" },
+	{ dead_poll, "poll_state_synchronize_srcu()" },
+	{ dead_call, "call_srcu()" },
+	{ dead_barrier, "srcu_barrier()" },
+	{ dead_down, "srcu_down_read()" },
+	{ dead_up, "srcu_up_read()" },
+	{ dead_lock_fast, "srcu_read_lock_fast()" },
+};
+
+static void check_calls_after_cleanup(void)
+{
+	for (size_t i = 0; i < sizeof(dead_calls) / sizeof(dead_calls[0]); i++)
+		if (!dies_saying(dead_calls[i].fn, dead_calls[i].call, "after cleanup_srcu_struct()",
+				 "'misuse-domain'", NULL)) {
+			fprintf(stderr, "%s after cleanup did not abort as it should\n",
+				dead_calls[i].call);
+			check_failures++;
+		}
 }
 
 static void up_without_down(void)
@@ -384,9 +517,18 @@ int main(void)
 			  "srcu_up_read", NULL));
 	CHECK(dies_saying(unlock_elsewhere_then_sync, "without a matching srcu_read_lock()",
 			  "'misuse-domain'", NULL));
+	CHECK(dies_saying(unlock_wrong_domain, "without a matching srcu_read_lock()",
+			  "'misuse-domain'", "holds sections of domain 'held-domain'",
+			  "wrong domain", NULL));
+	CHECK(dies_saying(unlock_wrong_domain_found_by_scan, "without a matching srcu_read_lock()",
+			  "'misuse-domain'", "holds sections of domain 'held-domain'",
+			  "wrong domain", NULL));
+	CHECK(dies_saying(freed_after_busy_cleanup, "exited inside 1 read-side critical section(s) "
+			  "of domain 'busy-domain'", NULL));
 	CHECK(dies_saying(use_after_cleanup, "srcu_read_lock()", "after cleanup_srcu_struct()",
 			  "'misuse-domain'", NULL));
 	CHECK(dies_saying(sync_after_cleanup, "after cleanup_srcu_struct()", NULL));
+	check_calls_after_cleanup();
 	CHECK(dies_saying(up_without_down, "srcu_up_read()", "without a matching",
 			  "'misuse-domain'", NULL));
 	CHECK(dies_saying(sync_null, "NULL domain", NULL));

@@ -14,6 +14,11 @@
 
 #include "peers.h"
 
+struct srcu_struct;
+/* cleanup_srcu_struct() of a domain the figure has finished with: idle,
+ * so a failure is a bug, reported before the process exits. */
+void bench_cleanup(struct srcu_struct *sp);
+
 /* The run's options, set once by srcu-bench's main before any figure. */
 struct bench_run {
 	int quick;               /* --quick: fewer, shorter repetitions */

@@ -533,5 +533,5 @@ void figure_sharing(const struct bench_run *run)
 		       " (make bench installs it and reconfigures)\n");
 	record_cells();
 	for (int i = 0; i < MAX_UPDATERS; i++)
-		cleanup_srcu_struct(&own[i]);
+		bench_cleanup(&own[i]);
 }

@@ -24,6 +24,16 @@
 
 struct reader_job { const struct peer *p; int stop, busy, ready; };
 
+void bench_cleanup(struct srcu_struct *sp)
+{
+	int err = cleanup_srcu_struct(sp);
+
+	if (err) {
+		fprintf(stderr, "srcu-bench: cleanup_srcu_struct() of an idle domain: %d\n", err);
+		exit(1);
+	}
+}
+
 static void *background_reader(void *arg)
 {
 	struct reader_job *r = arg;
@@ -522,7 +532,7 @@ static void domains_row(int n, int first_round)
 	sync_us = (clock_now_s() - t0) * 1e6 / 20;
 	t0 = clock_now_s();
 	for (i = 0; i < n; i++)
-		cleanup_srcu_struct(&d[i]);
+		bench_cleanup(&d[i]);
 	clean_ns = (clock_now_s() - t0) * 1e9 / n;
 	free(d);
 	printf("%8d domains: init %7.0f ns, cleanup %7.0f ns each; synchronize_exp %7.2f us;"

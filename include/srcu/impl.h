@@ -159,6 +159,8 @@ SRCU__API void srcu__read_unlock_slow(struct srcu_struct *sp, int idx);
 SRCU__API void srcu__wake_gp(unsigned int id);
 SRCU__API int  srcu__read_lock_kind_slow(struct srcu_struct *sp, unsigned int kind);
 SRCU__API void srcu__up_read_fast_slow(struct srcu_struct *sp, unsigned int word);
+SRCU__API void srcu__debug_kind_fail(struct srcu_struct *sp, unsigned int used);
+
 
 
 /* ---------------------------------------------------------------------- */
@@ -172,6 +174,24 @@ SRCU__API void srcu__up_read_fast_slow(struct srcu_struct *sp, unsigned int word
 #endif
 
 #define SRCU__UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* A section of kind `used` (SRCU__KIND_*; ANY for srcu_read_lock()'s)
+ * entering sp: the checking build (-DSRCU_DEBUG) checks every one against
+ * the domain's reader kind, out of line when it fails (the kernel's
+ * CONFIG_PROVE_RCU).  Elsewhere the check is the slow path's and the
+ * note's (a thread's first lock of each index) only, and nothing is
+ * added here. */
+#ifdef SRCU_DEBUG
+static inline void srcu__debug_kind(struct srcu_struct *sp, unsigned int used)
+{
+	unsigned int kind = __atomic_load_n(&sp->srcu__reader_kind, __ATOMIC_RELAXED);
+
+	if (SRCU__UNLIKELY(kind != used && !(kind == SRCU__KIND_ANY && used == SRCU__KIND_FAST)))
+		srcu__debug_kind_fail(sp, used);
+}
+#else
+#define srcu__debug_kind(sp, used) do { } while (0)
+#endif
 
 /* ThreadSanitizer cannot see the grace period's ordering (membarrier, or
  * the library's uninstrumented code), and would call a callback's free()
@@ -321,6 +341,7 @@ static inline int srcu_read_lock(struct srcu_struct *sp)
 	unsigned long *t = (unsigned long *)srcu__slots;
 	unsigned int w = srcu__load_word(&sp->lock_word);
 
+	srcu__debug_kind(sp, SRCU__KIND_ANY);
 	/* Slow path: this thread's first section, a static domain's first
 	 * use, the fence backend, or misuse.  Two tests, not one "||", which
 	 * clang compiles to a setb and a second branch. */
@@ -398,6 +419,7 @@ static inline struct srcu_ctr *srcu__read_lock_fast_kind(struct srcu_struct *sp,
 	unsigned long *t = (unsigned long *)srcu__slots;
 	unsigned int w = srcu__load_word(&sp->lock_word);
 
+	srcu__debug_kind(sp, kind);
 	/* srcu_read_lock()'s two tests and slow path. */
 	if (SRCU__UNLIKELY(!t))
 		return srcu__ctr(2u | (unsigned int)srcu__read_lock_kind_slow(sp, kind));
@@ -635,6 +657,7 @@ static inline void srcu__nest_lock(struct srcu_struct *sp, unsigned long *state)
 	unsigned long s = __atomic_load_n(state, __ATOMIC_RELAXED);
 
 	SRCU__NEST_HOOK();
+	srcu__debug_kind(sp, SRCU__KIND_ANY);
 	/* Outermost is the common case: laid out straight. */
 	if (__builtin_expect(s == 0, 1)) {
 		unsigned long *t = (unsigned long *)srcu__slots;
