@@ -264,7 +264,10 @@ static inline bool same_state_synchronize_srcu(unsigned long a, unsigned long b)
 unsigned long srcu_shared_size(unsigned int slots);
 /* Make fd (read-write; grown to the size, its bytes zeroed) a domain
  * named name (47 bytes kept), attached, in *spp.  0, -EINVAL, -EEXIST
- * (fd holds a domain), -ENOSPC (this process has 8 attached), -ENOSYS
+ * (fd holds a domain, or another process is creating one: one creator
+ * per file), -EPERM (writable by others, or owned by another user than
+ * the caller and root; SRCU_SHARED_TRUST_ANY=1 lifts it), -ENOSPC (this
+ * process has 8 attached), -ENOSYS
  * (no global membarrier), -EACCES (no /proc/self/task/<tid>/stat: no
  * identity), -EOPNOTSUPP (pages other than 4 KiB, or a copy of the
  * library's waiting flags not page-aligned), or the errno of a failed
@@ -275,15 +278,17 @@ int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
  * -EINVAL (not a domain), -EPROTO (another layout, or made by a
  * process of another data model: 32/64-bit, byte order), -EADDRINUSE (its id
  * block is taken here), -EALREADY, -EXDEV (another pid or time
- * namespace), -ENOSPC (no slot free), -EBUSY (a pre-exec image of this
- * process is still attached), -ENOSYS, -EACCES, -EOPNOTSUPP. */
+ * namespace), -ENOSPC (every slot held by a live process: dead ones'
+ * are recovered first), -EBUSY (a pre-exec image of this process is
+ * still attached), -EPERM (as above), -ENOSYS, -EACCES, -EOPNOTSUPP. */
 int srcu_shared_attach(int fd, struct srcu_struct **spp);
 /* Slots for up to threads threads of this process: 0, or -ENOSPC with
  * nothing reserved.  A thread past the reservation takes a free slot at
  * its first section; with none left the process aborts, saying so. */
 int srcu_shared_reserve(struct srcu_struct *sp, unsigned int threads);
 /* Detach (sp is unmapped): 0, -EBUSY while a thread of this process is
- * inside, runs a grace period or has callbacks pending, -EINVAL. */
+ * inside a section or an update-side call, runs a grace period or has
+ * callbacks pending, -EINVAL. */
 int srcu_shared_detach(struct srcu_struct *sp);
 /* Is sp a shared domain attached in this process? */
 bool srcu_shared(struct srcu_struct *sp);

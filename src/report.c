@@ -103,8 +103,9 @@ static void kept_write(struct kept_name *e, const struct srcu_struct *sp, const 
 {
 	store_relaxed(&e->seq, e->seq + 1);
 	/* K1: pairs with K2 in kept_read(): a reader that sees a field
-	 * written below sees the odd sequence too. */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	 * written below sees the odd sequence too.  A full fence (a release
+	 * fence would do; TSan builds refuse a bare thread fence). */
+	srcu__smp_mb();
 	store_relaxed(&e->sp, sp);
 	store_relaxed(&e->slot_word, sp ? load_relaxed(&sp->slot_word) : 0);
 	store_relaxed(&e->name, sp ? load_relaxed(&sp->name) : NULL);
@@ -161,8 +162,9 @@ static bool kept_read(const struct srcu_struct *sp, char *copy)
 		for (size_t j = 0; j < KEPT_LEN; j++)
 			copy[j] = load_relaxed(&e->copy[j]);
 		/* K2: pairs with K1 in kept_write(): the sequence unchanged
-		 * after the fields were read means no write overlapped them. */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		 * after the fields were read means no write overlapped them.
+		 * Full, as K1. */
+		srcu__smp_mb();
 		if (load_relaxed(&e->seq) == seq && changed && copy[0])
 			return true;
 	}
@@ -184,6 +186,8 @@ static const char *name_of(const struct srcu_struct *sp, char *buf, size_t len, 
 			 "-EBUSY: freed?)" : "%s", copy);
 		return buf;
 	}
+	if (srcu__id_of(sp) >= SRCU__SHARED_ID_FIRST)
+		n = NULL;   /* a shared domain's pointer is the file's: anyone's to forge */
 	if (n && probe_string(n, copy, sizeof(copy)))
 		n = copy;
 	else if (!n && srcu__id_of(sp) >= SRCU__SHARED_ID_FIRST &&

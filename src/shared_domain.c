@@ -70,6 +70,39 @@ static int file_size(int fd, unsigned long *size)
 	return 0;
 }
 
+/*
+ * Whoever can write the file can stall the domain's grace periods and
+ * corrupt its counts, and, through the words the inline read side takes
+ * from it, a reader's counts of its other domains (doc/shared.md,
+ * "Permissions").  So the file must be writable by no one the caller
+ * does not trust already: not by others (mode o+w), and owned by the
+ * caller or root (an owner can always chmod it).  A file with no name
+ * (a memfd, whose mode is 0777) is reached only through a descriptor
+ * the program handed out.  Group write is the
+ * program's explicit choice.  SRCU_SHARED_TRUST_ANY=1 in the
+ * environment lifts the rule, as ssh's StrictModes=no does.
+ */
+static int check_trust(int fd)
+{
+	const char *any = getenv("SRCU_SHARED_TRUST_ANY");
+	struct stat st;
+
+	if (any && strcmp(any, "1") == 0)
+		return 0;
+	if (fstat(fd, &st) != 0)
+		return -EINVAL;
+	if (st.st_nlink == 0)
+		return 0;   /* no name (a memfd, O_TMPFILE): only descriptor holders reach it */
+	if ((st.st_mode & S_IWOTH) || (st.st_uid != geteuid() && st.st_uid != 0)) {
+		srcu__report_warn("shared domain file (descriptor %d, mode %04o, owner uid %u) "
+				  "refused: writable by others, or owned by another user; "
+				  "chmod o-w / chown it, or set SRCU_SHARED_TRUST_ANY=1",
+				  fd, (unsigned int)(st.st_mode & 07777), (unsigned int)st.st_uid);
+		return -EPERM;
+	}
+	return 0;
+}
+
 /* The lowest block this process has free; -1 if none.  Caller holds
  * attach_lock. */
 static int free_block(void)
@@ -336,7 +369,7 @@ int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
 
 	if (!spp || !size || file_size(fd, &have) != 0)
 		return -EINVAL;
-	if ((err = check_environment()) != 0)
+	if ((err = check_environment()) != 0 || (err = check_trust(fd)) != 0)
 		return err;
 	if (have >= SRCU__SHM_PAGE) {   /* a domain there already? */
 		char magic[8];
@@ -375,7 +408,7 @@ int srcu_shared_attach(int fd, struct srcu_struct **spp)
 
 	if (!spp || file_size(fd, &have) != 0 || have < SRCU__SHM_PAGE)
 		return -EINVAL;
-	if ((err = check_environment()) != 0)
+	if ((err = check_environment()) != 0 || (err = check_trust(fd)) != 0)
 		return err;
 	pthread_mutex_lock(&attach_lock);
 	if ((err = map_file(fd, have, &h, &dup)) != 0)

@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
@@ -854,6 +855,41 @@ static void test_detach_under_synchronize(void)
 	helper_finish(&h, sp, fd);
 }
 
+/* Bug caught: a file that anyone may write (another user pre-created it
+ * in a world-writable directory, or it is mode o+w) used as it is: its
+ * writers can reach the reader's other domains through the words the
+ * inline read side takes from the file.  Refused (-EPERM) unless the
+ * environment lifts the rule; a memfd (no name, mode 0777) is not. */
+static void test_untrusted_file_refused(void)
+{
+	char path[] = "/tmp/srcu-trust-XXXXXX";
+	int fd = mkstemp(path);
+	struct srcu_struct *sp = NULL;
+
+	REQUIRE(fd >= 0);
+	REQUIRE(fchmod(fd, 0666) == 0);
+	CHECK_EQ(init_srcu_struct_shared(fd, 4, "world", &sp), -EPERM);
+	REQUIRE(fchmod(fd, 0600) == 0);
+	if (geteuid() == 0) {   /* owned by another user: it may chmod it back */
+		REQUIRE(fchown(fd, 4242, (gid_t)-1) == 0);
+		CHECK_EQ(init_srcu_struct_shared(fd, 4, "other-owner", &sp), -EPERM);
+		REQUIRE(fchown(fd, 0, (gid_t)-1) == 0);
+	}
+	REQUIRE(fchmod(fd, 0666) == 0);
+	setenv("SRCU_SHARED_TRUST_ANY", "1", 1);
+	CHECK_EQ(init_srcu_struct_shared(fd, 4, "trusted", &sp), 0);
+	unsetenv("SRCU_SHARED_TRUST_ANY");
+	if (sp)
+		CHECK_EQ(srcu_shared_detach(sp), 0);
+	REQUIRE(fchmod(fd, 0660) == 0);   /* group write: the program's choice */
+	sp = NULL;
+	CHECK_EQ(srcu_shared_attach(fd, &sp), 0);
+	if (sp)
+		CHECK_EQ(srcu_shared_detach(sp), 0);
+	unlink(path);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	/* The binary's own path: under qemu-user, /proc/self/exe opened by
@@ -889,5 +925,6 @@ int main(int argc, char **argv)
 	test_every_owner_died();
 	test_reserve_counts_dead_idle();
 	test_detach_under_synchronize();
+	test_untrusted_file_refused();
 	return check_report("test_shared_domain");
 }
