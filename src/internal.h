@@ -412,6 +412,9 @@ SRCU__HIDDEN uint64_t srcu__shm_timens(void);
  * page at page; the slot, or -1 if none is free.  Async-signal-safe. */
 SRCU__HIDDEN int srcu__shm_map_slot(unsigned int b, void *page);
 SRCU__HIDDEN void srcu__shm_release(unsigned int b, unsigned int i);
+/* The same after ending what slot i still counts open: the sections it
+ * ended (a dead twin's: see shared_domain.c's release_all()). */
+SRCU__HIDDEN unsigned long srcu__shm_release_balanced(unsigned int b, unsigned int i);
 /* Slots ever claimed (the bound of every walk), at most the slot count. */
 SRCU__HIDDEN unsigned int srcu__shm_slots_high(unsigned int b);
 /* The slots this process holds (reserved or mapped by a thread). */

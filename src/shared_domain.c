@@ -476,14 +476,30 @@ int srcu_shared_reserve(struct srcu_struct *sp, unsigned int threads)
 	return err;
 }
 
-/* Give back every slot this process holds in block b (no section open). */
+/*
+ * Give back every slot this process's identity holds in block b.  Its own
+ * threads hold no section (detach checked); a slot that still counts one
+ * open is a dead twin's: a process with this pid and the same start
+ * time (a pid reused within one clock tick) that died inside a section,
+ * whose slot this identity cannot tell from its own.  Its sections are
+ * ended, as recovery ends a dead owner's, before the slot is freed: freed
+ * unbalanced, the next owner would count a phantom section open for
+ * ever.  Ending them wakes a grace period that may sleep on them.
+ */
 static void release_all(unsigned int b)
 {
 	uint64_t me = srcu__shm_self();
+	unsigned long ended = 0;
 
 	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++)
 		if (load_relaxed(&srcu__shm_owner_of(b, i)->owner) == me)
-			srcu__shm_release(b, i);
+			ended += srcu__shm_release_balanced(b, i);
+	if (ended) {
+		/* W (moved): pairs with the fence after a GP sets its waiting
+		 * flag, as in reader.c's counts_moved(). */
+		srcu__smp_mb();
+		srcu__wake_gp(srcu__shm_block_id(b));
+	}
 }
 
 int srcu_shared_detach(struct srcu_struct *sp)

@@ -551,6 +551,16 @@ void srcu__shm_release(unsigned int b, unsigned int i)
 	store_release(&o->owner, 0);
 }
 
+static unsigned long balance(struct srcu__slot *s);
+
+unsigned long srcu__shm_release_balanced(unsigned int b, unsigned int i)
+{
+	unsigned long ended = balance(srcu__shm_counters(b, i));
+
+	srcu__shm_release(b, i);
+	return ended;
+}
+
 unsigned int srcu__shm_count_mine(unsigned int b)
 {
 	uint64_t me = self_or_die();
