@@ -454,7 +454,9 @@ static void pace(struct srcu_struct *sp, unsigned long s, int64_t until)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 
-	while (now_ns() < until && !srcu__fence_served(s)) {
+	/* The busted flavour is the wait before issue 33: no membarrier run
+	 * meanwhile serves it either. */
+	while (now_ns() < until && (SRCU__BUSTED(PACEUNBOUNDED) || !srcu__fence_served(s))) {
 		unsigned int ev = srcu__fence_event();
 
 		/* X: pairs with expedite(): flag, then request (both seq-cst). */
