@@ -123,6 +123,8 @@ torture: all
 	$(BUILD)/srcu-torture --flavor busted-latejoin --duration 60 --stop-on-fail --domains 1 \
 		--readers 1 --writers 8 --expedited-ratio 1 --async-writers 0 --poll-writers 0 \
 		| grep -q '^FAIL: '
+	$(BUILD)/srcu-torture --flavor busted-handovernowake --duration 20 --stop-on-fail | grep -q '^FAIL: '
+	$(BUILD)/srcu-torture --flavor busted-paceunbounded --duration 20 --stop-on-fail | grep -qE '^(FAIL|SKIP): '
 	$(BUILD)/srcu-torture --processes 3 --duration $(TORTURE_S) --json $(BUILD)/torture-processes.json
 	$(BUILD)/srcu-torture --processes 3 --flavor busted-discardlive --duration 20 --stop-on-fail | grep -q '^FAIL: '
 	@echo "make torture: correct flavour passed, busted flavours caught"

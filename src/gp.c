@@ -497,7 +497,9 @@ static void pace(struct srcu_struct *sp, unsigned long s, int64_t until)
 		 * the sleep below returns. */
 		unsigned int ev = srcu__fence_event();
 
-		if (now_ns() >= until || srcu__fence_served(s))
+		/* The busted flavour is the wait before issue 33: no
+		 * membarrier run meanwhile serves it either. */
+		if (now_ns() >= until || (!SRCU__BUSTED(PACEUNBOUNDED) && srcu__fence_served(s)))
 			break;
 		/* X: pairs with expedite(): flag, then request (both seq-cst). */
 		__atomic_fetch_or(&d->gp_flags, GP_PACING, __ATOMIC_SEQ_CST);

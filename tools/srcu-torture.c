@@ -20,7 +20,7 @@
  *                [--expedited-ratio R] [--seed X] [--flavor F] [--json FILE]
  *                [--reader-delay PERMILLE] [--stop-on-fail] [--no-chaos]
  *                [--stall S] [--signal-storm] [--fork-storm] [--processes N]
- *                [--no-fork]
+ *                [--no-fork] [--liveness-margin S]
  *
  * Writers: --writers call synchronize_srcu*(); --async-writers (default 1)
  * retire through call_srcu(), whose callback poisons; --poll-writers
@@ -42,10 +42,16 @@
  * 100-500 ms; --stall (default 5 there) bounds the wait for grace periods
  * after each kill.  --signal-storm and --fork-storm do not apply there.
  *
+ * Liveness (torture-live.c, threads mode): every grace-period wait must
+ * end within 3 x the longest section open meanwhile + --liveness-margin
+ * (default 3 s); a watchdog reports those in flight too.
+ *
  * Flavours: srcu (the library as built), busted-nosync, busted-onescan,
  * busted-nofence, busted-cbnowait, busted-earlypoll, busted-earlyfence,
  * busted-latejoin (deliberately broken grace periods, fences, callbacks
- * and cookies: the test of the test), and with
+ * and cookies: the test of the test), busted-handovernowake and
+ * busted-paceunbounded (grace periods that never end: caught by the
+ * liveness oracle; the second with the membarrier backend only), and with
  * --processes busted-discardlive (live processes taken for dead).  Exit
  * status 0 only without failure; the last line is PASS or FAIL: <reason>.
  *
@@ -66,7 +72,7 @@ struct torture_config cfg = {
 	.async_writers = 1, .poll_writers = 1,
 	.expedited_ratio = 0.25, .seed = 1, .flavor = SRCU_TORTURE_CORRECT,
 	.flavor_name = "srcu", .reader_delay_permille = 20, .chaos = true,
-	.stall_s = 30,
+	.stall_s = 30, .liveness_margin_s = 3,
 };
 
 /* ---- options ---- */
@@ -81,6 +87,8 @@ static const struct { const char *name; int flavor; } flavors[] = {
 	{ "busted-earlyfence", SRCU_TORTURE_EARLYFENCE },
 	{ "busted-discardlive", SRCU_TORTURE_DISCARDLIVE },   /* --processes only */
 	{ "busted-latejoin", SRCU_TORTURE_LATEJOIN },
+	{ "busted-handovernowake", SRCU_TORTURE_HANDOVERNOWAKE },
+	{ "busted-paceunbounded", SRCU_TORTURE_PACEUNBOUNDED },   /* membarrier backend */
 };
 
 static void usage(int status)
@@ -91,8 +99,10 @@ static void usage(int status)
 		"                    [--expedited-ratio R] [--seed X] [--flavor F] [--json FILE]\n"
 		"                    [--reader-delay PERMILLE] [--stop-on-fail] [--no-chaos] [--stall S]\n"
 		"                    [--signal-storm] [--fork-storm] [--processes N] [--no-fork]\n"
+		"                    [--liveness-margin S]\n"
 		"flavors: srcu busted-nosync busted-onescan busted-nofence busted-cbnowait\n"
 		"         busted-earlypoll busted-earlyfence busted-latejoin\n"
+		"         busted-handovernowake busted-paceunbounded\n"
 		"         busted-discardlive (--processes)\n");
 	exit(status);
 }
@@ -130,6 +140,7 @@ static void parse_options(int argc, char **argv)
 		{ "fork-storm", no_argument, 0, 'F' },
 		{ "processes", required_argument, 0, 'p' },
 		{ "no-fork", no_argument, 0, 'N' },
+		{ "liveness-margin", required_argument, 0, 'L' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -156,6 +167,7 @@ static void parse_options(int argc, char **argv)
 		case 'T': cfg.stall_s = atof(optarg); stall_set = true; break;
 		case 'p': cfg.processes = atoi(optarg); break;
 		case 'N': cfg.no_fork = true; break;
+		case 'L': cfg.liveness_margin_s = atof(optarg); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -191,7 +203,7 @@ static void parse_options(int argc, char **argv)
 	}
 	if (cfg.writers < 1 || cfg.domains < 1 || cfg.readers < 1 || cfg.duration_s <= 0 ||
 	    cfg.async_writers < 0 || cfg.poll_writers < 0 ||
-	    cfg.expedited_ratio < 0 || cfg.expedited_ratio > 1 ||
+	    cfg.expedited_ratio < 0 || cfg.expedited_ratio > 1 || cfg.liveness_margin_s <= 0 ||
 	    cfg.reader_delay_permille < 0 || cfg.reader_delay_permille > 1000)
 		usage(2);
 	if (cfg.domains > cfg.writers)

@@ -16,6 +16,8 @@
  *                       signals to blocked updaters, a reader that exits
  *                       inside its section, id exhaustion
  *   torture-tso.c       a store buffer for lock counts, drained by membarrier
+ *   torture-live.c      the liveness oracle (every grace period ends within
+ *                       a bound), its watchdog, and the workload it judges
  *
  * The pipeline is the kernel rcutorture's, by concept: one implementation
  * of the writers, the reader's checks and the report, and a table of
@@ -153,6 +155,7 @@ struct torture_config {
 	bool no_fork;                /* chaos: no fork() at all (qemu-user) */
 	double stall_s;              /* a writer without progress this long: FAIL */
 	int processes;               /* reader processes (torture-procs.c); 0: threads */
+	double liveness_margin_s;    /* the oracle's margin (torture-live.c) */
 };
 
 extern struct torture_config cfg;
@@ -245,6 +248,28 @@ void chaos_note_writer(pthread_t t);      /* a thread to send signals to */
  * it (falls back to srcu_read_lock() where it cannot emulate). */
 void tso_init(void);
 int tso_read_lock(struct srcu_struct *sp, void **obj, void **head, int64_t delay_ns);
+
+/* torture-live.c: the liveness oracle (threads mode).  Sections: a token
+ * from live_open(start) (-1: untracked), to live_close() when the section
+ * has ended.  Grace-period waits: a token from live_gp_begin(what, who)
+ * (who: a writer's index, or -1), to live_gp_end() once it returned. */
+struct live_stats {
+	unsigned long waits, failures, untracked;
+	unsigned long pairs, handovers_held, handovers_slept_on, paced_gps, expedite_current;
+	int64_t longest_wait_ns;
+	bool load;               /* the workload ran (with chaos) */
+};
+extern struct live_stats live;
+int live_open(int64_t start);
+void live_close(int token);
+int live_gp_begin(const char *what, int who);
+void live_gp_end(int token);
+/* The watchdog (hang: what ends a run whose wait is past its bound once
+ * it stops) and, with load, the workload; then, after torture_stop(),
+ * the workload's end, and, once every thread is joined, the watchdog's. */
+void live_start(void (*hang)(void), bool load);
+void live_stop_load(void);
+void live_stop(void);
 
 /* torture-procs.c: the whole run with --processes (cfg.readers threads in
  * each of cfg.processes reader processes); the exit status. */

@@ -87,6 +87,7 @@ struct held {
 static void *hold_section(void *arg)
 {
 	struct held *h = arg;
+	int live_token = live_open(now_ns());
 	int idx = srcu_read_lock(h->dom);
 
 	__atomic_store_n(&h->inside, 1, __ATOMIC_SEQ_CST);
@@ -95,6 +96,7 @@ static void *hold_section(void *arg)
 	sleep_ns(h->hold_ns);
 	__atomic_store_n(&h->leaving, 1, __ATOMIC_SEQ_CST);
 	srcu_read_unlock(h->dom, idx);
+	live_close(live_token);
 	return NULL;
 }
 
@@ -102,8 +104,9 @@ static void churn_one_domain(unsigned int *seed)
 {
 	struct srcu_struct *d = malloc(sizeof(*d));
 	struct held h = { .dom = d, .hold_ns = 1000 + rnd(seed) % 2000000 };
-	pthread_t t;
-	int err;
+	pthread_t th;
+	bool exp;
+	int err, t;
 
 	if (!d || (err = init_srcu_struct(d)) != 0) {
 		torture_fail("init_srcu_struct() of a churned domain failed");
@@ -111,20 +114,24 @@ static void churn_one_domain(unsigned int *seed)
 		return;
 	}
 	srcu_set_name(d, "churn");
-	pthread_create(&t, NULL, hold_section, &h);
+	pthread_create(&th, NULL, hold_section, &h);
 	while (!__atomic_load_n(&h.inside, __ATOMIC_SEQ_CST))
 		sleep_ns(20000);
 	err = cleanup_srcu_struct(d);
 	if (err != -EBUSY)
 		torture_fail("cleanup_srcu_struct() with a reader inside returned %d, not -EBUSY", err);
 	__atomic_store_n(&h.may_leave, 1, __ATOMIC_SEQ_CST);
-	if (rnd(seed) % 2)
-		synchronize_srcu(d);
-	else
+	exp = rnd(seed) % 2 == 0;
+	t = live_gp_begin(exp ? "synchronize_srcu_expedited() on a churned domain" :
+			  "synchronize_srcu() on a churned domain", -1);
+	if (exp)
 		synchronize_srcu_expedited(d);
+	else
+		synchronize_srcu(d);
+	live_gp_end(t);
 	if (!__atomic_load_n(&h.leaving, __ATOMIC_SEQ_CST))
 		torture_fail("synchronize_srcu() on a churned domain returned while its reader was inside");
-	pthread_join(t, NULL);
+	pthread_join(th, NULL);
 	err = cleanup_srcu_struct(d);
 	if (err != 0)
 		torture_fail("cleanup_srcu_struct() of an idle churned domain returned %d", err);
@@ -231,7 +238,7 @@ static void inject_exit_inside(void)
 	char buf[8192];
 	size_t len = 0;
 	ssize_t n;
-	int saved = dup(2), p[2];
+	int saved = dup(2), p[2], live_token;
 	pthread_t t;
 
 	if (saved < 0 || pipe(p) != 0)
@@ -239,9 +246,15 @@ static void inject_exit_inside(void)
 	fflush(stderr);
 	dup2(p[1], 2);
 	close(p[1]);
+	/* Its section, for the oracle: from before the thread starts until
+	 * it is joined (its exit ended the section). */
+	live_token = live_open(now_ns());
 	pthread_create(&t, NULL, exit_inside, writers[0].dom);
 	pthread_join(t, NULL);
+	live_close(live_token);
+	live_token = live_gp_begin("synchronize_srcu() after a thread exited inside", -1);
 	synchronize_srcu(writers[0].dom);   /* the abandoned section was ended */
+	live_gp_end(live_token);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);

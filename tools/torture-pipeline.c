@@ -223,18 +223,29 @@ static void async_done(struct srcu_head *h)
 /* Retires through call_srcu(): the callback poisons. */
 static void async_writer(struct writer *w)
 {
+	int waited = -1;   /* the oracle's: every object in flight since */
+
 	while (!stopping()) {
 		unsigned int fresh = obj_get(w);
 
 		if (fresh == OBJ_NIL) {   /* everything in flight: take what came back */
 			w->free = __atomic_exchange_n(&w->recycled, OBJ_NIL, __ATOMIC_ACQUIRE);
-			if (w->free == OBJ_NIL)
+			if (w->free == OBJ_NIL) {
+				if (waited < 0)
+					waited = live_gp_begin("callbacks awaited by async writer",
+							       w->index);
 				sleep_ns(20 * 1000);
+			}
 			continue;
 		}
+		live_gp_end(waited);
+		waited = -1;
 		call_srcu(w->dom, &heads[replace_head(w, fresh)], async_done);
 	}
+	live_gp_end(waited);
+	waited = live_gp_begin("srcu_barrier() by async writer", w->index);
 	srcu_barrier(w->dom);
+	live_gp_end(waited);
 }
 
 /* Poison and reuse a retired object once its cookie says done. */
@@ -254,6 +265,7 @@ static bool cookie_done(struct writer *w, struct tobj *o)
 static void poll_writer(struct writer *w)
 {
 	unsigned int seed = cfg.seed * 31u + (unsigned int)w->index * 7u + 3;
+	int t;
 
 	while (!stopping()) {
 		unsigned int fresh, old;
@@ -261,9 +273,12 @@ static void poll_writer(struct writer *w)
 		free_retired(w, cookie_done);
 		fresh = obj_get(w);
 		if (fresh == OBJ_NIL) {
-			if (rnd(&seed) % 4 == 0)
+			if (rnd(&seed) % 4 == 0) {
+				int t = live_gp_begin("synchronize_srcu() by poll writer", w->index);
+
 				synchronize_srcu(w->dom);   /* for get_state's cookies */
-			else
+				live_gp_end(t);
+			} else
 				sleep_ns(10 * 1000);
 			continue;
 		}
@@ -272,7 +287,9 @@ static void poll_writer(struct writer *w)
 						  : get_state_synchronize_srcu(w->dom);
 		obj_put(&w->retired, old);
 	}
+	t = live_gp_begin("synchronize_srcu() by poll writer", w->index);
 	synchronize_srcu(w->dom);   /* every GP it asked for has ended */
+	live_gp_end(t);
 }
 
 static void sync_writer(struct writer *w)
@@ -283,6 +300,7 @@ static void sync_writer(struct writer *w)
 	while (!stopping()) {
 		unsigned int fresh = obj_get(w);
 		long t0;
+		int t;
 
 		if (fresh == OBJ_NIL) {
 			torture_fail("writer %d: object pool exhausted", w->index);
@@ -291,10 +309,14 @@ static void sync_writer(struct writer *w)
 		}
 		obj_put(&w->retired, replace_head(w, fresh));
 		t0 = now_ns();
-		if (rnd(&seed) % 1000 < exp_cut)
+		if (rnd(&seed) % 1000 < exp_cut) {
+			t = live_gp_begin("synchronize_srcu_expedited() by writer", w->index);
 			synchronize_srcu_expedited(w->dom);
-		else
+		} else {
+			t = live_gp_begin("synchronize_srcu() by writer", w->index);
 			synchronize_srcu(w->dom);
+		}
+		live_gp_end(t);
 		note_progress(w, now_ns() - t0);
 		free_retired(w, age_one);
 		if (rnd(&seed) % 8 == 0)
@@ -467,6 +489,7 @@ void torture_read_section(struct reader_stats *st, unsigned int *seed, int depth
 {
 	struct writer *w = &writers[rnd(seed) % (unsigned int)nwriters];
 	int64_t start = now_ns();
+	int live_token = depth ? -1 : live_open(start);   /* nested: within this one */
 	unsigned long b0;
 	struct tobj *p;
 	int idx;
@@ -483,4 +506,5 @@ void torture_read_section(struct reader_stats *st, unsigned int *seed, int depth
 	}
 	note_inside(st, depth, 0);
 	srcu_read_unlock(w->dom, idx);
+	live_close(live_token);
 }

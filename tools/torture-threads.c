@@ -84,6 +84,7 @@ static void overlap_exit(struct overlap *o, const char *when, int64_t start)
 static void overlapping_sections(unsigned int *seed)
 {
 	int64_t start = now_ns();
+	int live_token = live_open(start);
 	struct overlap a, b;
 
 	overlap_enter(&a, seed);
@@ -94,6 +95,7 @@ static void overlapping_sections(unsigned int *seed)
 	overlap_exit(&a, "before its overlapping unlock", start);
 	stretch_section(my_stats, seed, 3);
 	overlap_exit(&b, "after the overlapping unlock", start);
+	live_close(live_token);
 }
 
 /* ---- srcu_down_read() sections that another thread ends ---- */
@@ -107,6 +109,7 @@ struct handoff {
 	int idx;
 	unsigned long b0;
 	int64_t start;
+	int live_token;          /* the oracle's, from begin to end */
 };
 
 static struct handoff handoffs[HANDOFF_MAX];
@@ -120,6 +123,7 @@ static void end_handoff(struct handoff *h)
 	check_obj(my_stats, h->p, h->gen0, "in a srcu_down_read() section ended by another thread");
 	record_section(my_stats, h->p, srcu_batches_completed(h->w->dom) - h->b0, h->start);
 	srcu_up_read(h->w->dom, h->idx);
+	live_close(h->live_token);
 }
 
 static void down_read_handoff(unsigned int *seed)
@@ -127,6 +131,7 @@ static void down_read_handoff(unsigned int *seed)
 	struct writer *w = &writers[rnd(seed) % (unsigned int)nwriters];
 	struct handoff h = { .w = w, .start = now_ns() };
 
+	h.live_token = live_open(h.start);
 	h.idx = srcu_down_read(w->dom);
 	h.b0 = srcu_batches_completed(w->dom);
 	h.p = srcu_dereference(w->head, w->dom);
@@ -214,6 +219,11 @@ static __attribute__((noreturn)) void end_hung(void)
 	_exit(1);
 }
 
+static void thr_live_hangs(void)
+{
+	end_hung();
+}
+
 static void thr_writer_hangs(int i, double secs)
 {
 	torture_fail("writer %d made no progress for %.0f s: a grace period hangs", i, secs);
@@ -233,9 +243,28 @@ static void thr_sum(struct totals *t)
 	sum_readers(t, rstats, cfg.readers);
 }
 
+/* The oracle's counters, read as they may still move (a hung run). */
+static unsigned long lv(const unsigned long *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
 static void thr_report_more(const struct totals *t)
 {
 	(void)t;
+	printf("liveness: %lu grace-period waits judged, the longest %.1f ms, %lu failures "
+	       "(bound: 3 x the longest section open meanwhile + %.1f s)", lv(&live.waits),
+	       __atomic_load_n(&live.longest_wait_ns, __ATOMIC_RELAXED) / 1e6,
+	       lv(&live.failures), cfg.liveness_margin_s);
+	if (lv(&live.untracked))
+		printf(", %lu sections or waits untracked (slots full)", lv(&live.untracked));
+	printf("\n");
+	if (live.load)
+		printf("liveness load: %lu up/down sections handed across exiting threads "
+		       "(%lu hand-overs held half done, %lu until a grace period slept on them), "
+		       "%lu paced grace periods, %lu srcu_expedite_current() calls\n", lv(&live.pairs),
+		       lv(&live.handovers_held), lv(&live.handovers_slept_on),
+		       lv(&live.paced_gps), lv(&live.expedite_current));
 	if (cfg.chaos)
 		printf("chaos: %lu domains churned, %lu threads churned, %lu forks, %lu signals "
 		       "to updaters, %lu sections in signal handlers, ids exhausted after %lu "
@@ -248,6 +277,14 @@ static void thr_report_more(const struct totals *t)
 static void thr_json_more(FILE *f, const struct totals *t)
 {
 	(void)t;
+	fprintf(f, "  \"liveness\": {\"waits\": %lu, \"longest_wait_us\": %.1f, "
+		"\"failures\": %lu, \"margin_s\": %.3f, \"untracked\": %lu, \"pairs\": %lu, "
+		"\"handovers_held\": %lu, \"handovers_slept_on\": %lu, \"paced_gps\": %lu, "
+		"\"expedite_current\": %lu},\n",
+		lv(&live.waits), __atomic_load_n(&live.longest_wait_ns, __ATOMIC_RELAXED) / 1e3,
+		lv(&live.failures), cfg.liveness_margin_s, lv(&live.untracked), lv(&live.pairs),
+		lv(&live.handovers_held), lv(&live.handovers_slept_on), lv(&live.paced_gps),
+		lv(&live.expedite_current));
 	fprintf(f, "  \"chaos\": {\"domains_churned\": %lu, \"threads_churned\": %lu, "
 		"\"forks\": %lu, \"signals\": %lu, \"handler_sections\": %lu, "
 		"\"ids_exhausted_at\": %lu, \"exit_inside_reported\": %s},\n",
@@ -325,6 +362,7 @@ static void start_threads(void)
 {
 	int i;
 
+	live_start(thr_live_hangs, cfg.chaos);   /* before any section */
 	for (i = 0; i < nwriters; i++) {
 		pthread_create(&writers[i].thread, NULL, torture_writer, &writers[i]);
 		chaos_note_writer(writers[i].thread);
@@ -345,6 +383,7 @@ static void join_threads(void)
 
 	if (cfg.chaos)
 		chaos_stop();
+	live_stop_load();
 	for (i = 0; i < cfg.readers; i++)
 		pthread_join(reader_threads[i], NULL);
 	close_handoffs();
@@ -364,6 +403,11 @@ int threads_main(void)
 	tso_init();
 	srcu__torture_reader_delay = cfg.reader_delay_permille ? torture_reader_delay : NULL;
 	start();
+	if (cfg.flavor == SRCU_TORTURE_PACEUNBOUNDED && strcmp(srcu_backend(), "membarrier")) {
+		printf("SKIP: busted-paceunbounded: backend %s does not pace grace periods\n",
+		       srcu_backend());
+		return 0;
+	}
 	if (cfg.chaos)
 		chaos_exhaust_ids();
 	doms = domains_init();
@@ -379,6 +423,7 @@ int threads_main(void)
 	torture_stop();
 	join_threads();
 	domains_cleanup();
+	live_stop();
 	status = torture_report();
 	free(reader_threads);
 	free(rstats);
