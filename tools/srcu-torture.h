@@ -205,6 +205,9 @@ void torture_stop(void);
 void torture_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The test-only delay between a reader's index load and its count. */
 void torture_reader_delay(void);
+/* Nonzero while this thread runs a signal handler of the tool's: no
+ * reader delay there (torture_reader_delay()). */
+extern __thread int torture_in_handler;
 /* Objects and writer statistics live where the mode puts them. */
 void pipeline_setup(struct tobj *o, struct wstats *ws);
 void writers_init(struct srcu_struct *const *doms, int ndoms);

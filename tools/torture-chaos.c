@@ -301,8 +301,10 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	__atomic_fetch_add(&signals_handled, 1, __ATOMIC_RELAXED);
+	torture_in_handler++;
 	if (cfg.signal_storm)
 		handler_section();
+	torture_in_handler--;
 }
 
 /* musl names the thread a SIGEV_THREAD_ID event targets; glibc has it

@@ -104,10 +104,18 @@ void torture_fail(const char *fmt, ...)
 		torture_stop();
 }
 
+__thread int torture_in_handler;
+
 void torture_reader_delay(void)
 {
 	static __thread unsigned int seed;
 
+	/* Not in a signal handler: a storm's timer fires every 20 us, and a
+	 * handler that sleeps longer runs again as it returns, for ever,
+	 * while the thread it interrupted holds its section open (a
+	 * torture.storms run hung so on a loaded machine). */
+	if (torture_in_handler)
+		return;
 	if (!seed)
 		seed = (unsigned int)now_ns() | 1;
 	if (rnd(&seed) % 1000 < (unsigned int)cfg.reader_delay_permille)
