@@ -338,8 +338,13 @@ void srcu__fence_kick(void)
 
 void srcu__fence_heavy_asked(unsigned long s, bool urgent)
 {
-	/* Only asked for in membarrier mode (a paced gap is 0 with fences),
-	 * which a process never leaves. */
+	/* Asked for in membarrier mode (a paced gap is 0 with fences); a
+	 * fork child that a handler made during the wait may have fallen
+	 * back to fences since (srcu__backend_fork_child()). */
+	if (load_acquire(&srcu__backend_fence_mode)) {
+		srcu__smp_mb();  /* A, W (fence backend): as in srcu__fence_heavy() */
+		return;
+	}
 	fence_wait(&private_fs, s, urgent);
 }
 

@@ -643,21 +643,23 @@ static bool spin_until_done(struct srcu_struct *sp, int idx, int64_t pause_ns, i
 #define DEAD_CHECK_FIRST_NS (10 * 1000 * 1000L)
 #define DEAD_CHECK_MAX_NS   (160 * 1000 * 1000L)
 
-/* Dead processes one recovery reports at most (the rest are recovered
- * all the same, unreported). */
-#define DEAD_REPORTS_MAX 16
+void srcu__gp_report_dead(struct srcu_struct *sp, const struct srcu__shm_dead *dead,
+			  unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		SRCU__TORTURE_POINT(DEAD_REPORT, (void *)&dead[i].owner);
+		srcu__stall_report_dead(sp, dead[i].pid, dead[i].sections);
+	}
+}
+
 /* Balance and free the slots of dead processes (caller holds gp_lock),
  * and report each (doc/shared.md, "Dead owners"). */
 static void recover_dead(struct srcu_struct *sp)
 {
-	struct srcu__shm_dead dead[DEAD_REPORTS_MAX];
-	unsigned int n = srcu__shm_recover(srcu__shm_block(srcu__id_of(sp)), dead,
-					   DEAD_REPORTS_MAX);
+	struct srcu__shm_dead dead[SRCU__DEAD_REPORTS_MAX];
 
-	for (unsigned int i = 0; i < n; i++) {
-		SRCU__TORTURE_POINT(DEAD_REPORT, &dead[i].owner);
-		srcu__stall_report_dead(sp, dead[i].pid, dead[i].sections);
-	}
+	srcu__gp_report_dead(sp, dead, srcu__shm_recover(srcu__shm_block(srcu__id_of(sp)), dead,
+							 SRCU__DEAD_REPORTS_MAX));
 }
 
 /* The next wait of a doubling backoff, up to DEAD_CHECK_MAX_NS. */
@@ -899,18 +901,18 @@ static bool take_over(struct srcu_struct *sp)
 	store_relaxed(srcu__gp_waiting(id, 0), 0);
 	store_relaxed(srcu__gp_waiting(id, 1), 0);
 	store_release(&d->gp_seq, srcu__seq_idle(load_relaxed(&d->gp_seq)));
-	recover_dead(sp);
 	return true;
 }
 
-bool srcu__gp_recover_shared(struct srcu_struct *sp)
+int srcu__gp_recover_shared(struct srcu_struct *sp, struct srcu__shm_dead *dead)
 {
-	if (srcu__gp_trylock(sp))
-		recover_dead(sp);
-	else if (!take_over(sp))   /* which recovers */
-		return false;
+	unsigned int n;
+
+	if (!srcu__gp_trylock(sp) && !take_over(sp))
+		return -1;
+	n = srcu__shm_recover(srcu__shm_block(srcu__id_of(sp)), dead, SRCU__DEAD_REPORTS_MAX);
 	srcu__gp_unlock(sp);
-	return true;
+	return (int)n;
 }
 
 void srcu__gp_unlock(struct srcu_struct *sp)
@@ -985,8 +987,10 @@ static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev,
 	wait_on(sp, &d->gp_event, ev, dl, until);
 	__atomic_fetch_sub(&d->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
 	if (until >= 0 && now_ns() >= until) {
-		if (take_over(sp))
+		if (take_over(sp)) {
+			recover_dead(sp);
 			srcu__gp_unlock(sp);   /* the caller's loop runs the GP */
+		}
 		*patience_ns = backoff(*patience_ns);
 	}
 }

@@ -635,8 +635,15 @@ SRCU__HIDDEN void srcu__gp_fork_child(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__gp_fork_child_shared(struct srcu_struct *sp);
 /* A shared domain's dead processes' slots recovered now, under gp_lock
  * (taken, or taken over from a dead holder), for an attacher that found
- * no slot: false if a live process holds the lock (its GP recovers). */
-SRCU__HIDDEN bool srcu__gp_recover_shared(struct srcu_struct *sp);
+ * no slot: how many dead processes dead[] (SRCU__DEAD_REPORTS_MAX) holds
+ * to report, or -1 if a live process holds the lock (its GP recovers).
+ * The caller reports them (srcu__gp_report_dead()) once it holds no lock
+ * a stall handler's call could need. */
+#define SRCU__DEAD_REPORTS_MAX 16
+struct srcu__shm_dead;
+SRCU__HIDDEN int srcu__gp_recover_shared(struct srcu_struct *sp, struct srcu__shm_dead *dead);
+SRCU__HIDDEN void srcu__gp_report_dead(struct srcu_struct *sp, const struct srcu__shm_dead *dead,
+				       unsigned int n);
 /* Abort, naming sp and who, in a child made without the fork handlers:
  * the update side's locks and identity there are its parent's. */
 SRCU__HIDDEN void srcu__gp_check_forked(struct srcu_struct *sp, const char *who);

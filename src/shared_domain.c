@@ -178,24 +178,43 @@ static void forget_block(unsigned int b, struct srcu_struct *closed)
  * every attached process died has no GP to do it: the attacher does
  * (srcu__gp_recover_shared()), then tries again.  A live holder's
  * grace period recovers them too; the attacher waits for it, a while. */
-static int reserve_first(unsigned int b)
+/* Dead processes an attach recovered, reported once attach_lock is
+ * released: the stall handler that reports them may call attach, reserve
+ * or detach itself. */
+struct dead_reports {
+	struct srcu_struct *sp;
+	struct srcu__shm_dead dead[SRCU__DEAD_REPORTS_MAX];
+	unsigned int n;
+};
+
+static int reserve_first(unsigned int b, struct dead_reports *dr)
 {
 	struct timespec pause = { 0, RECOVER_PAUSE_NS };
-	int i;
+	int i, n;
 
 	for (int t = 0; (i = srcu__shm_reserve(b, SRCU__SHM_RESERVED)) < 0 && t < RECOVER_TRIES; t++) {
-		if (srcu__gp_recover_shared(srcu__shm_domain(b)))
+		if ((n = srcu__gp_recover_shared(srcu__shm_domain(b), dr->dead)) >= 0) {
+			dr->sp = srcu__shm_domain(b);
+			dr->n = (unsigned int)n;
 			return srcu__shm_reserve(b, SRCU__SHM_RESERVED);
+		}
 		nanosleep(&pause, NULL);
 	}
 	return i;
+}
+
+/* After attach_lock is released: the recovery's reports, if any. */
+static void report_recovered(const struct dead_reports *dr)
+{
+	if (dr->n)
+		srcu__gp_report_dead(dr->sp, dr->dead, dr->n);
 }
 
 /* Attach this process to the file mapped at h (len bytes, through fd,
  * which is now ours) in block b, with slots reader slots (validated:
  * they fit len).  Caller holds attach_lock. */
 static int attach_block(unsigned int b, struct srcu__shm_header *h, unsigned long len, int fd,
-			unsigned int slots, struct srcu_struct **spp)
+			unsigned int slots, struct srcu_struct **spp, struct dead_reports *dr)
 {
 	struct srcu__shm_att *a = &srcu__shm_att[b];
 	int err;
@@ -209,7 +228,7 @@ static int attach_block(unsigned int b, struct srcu__shm_header *h, unsigned lon
 		return err;
 	}
 	srcu__domain_attach_shared(srcu__shm_domain(b), srcu__shm_block_id(b));
-	if (reserve_first(b) < 0) {   /* one for the process, or -ENOSPC */
+	if (reserve_first(b, dr) < 0) {   /* one for the process, or -ENOSPC */
 		srcu__domain_detach_shared(srcu__shm_block_id(b));
 		unmap_waits(b);
 		forget_block(b, NULL);
@@ -283,6 +302,25 @@ static uint64_t magic_word(void)
 
 	memcpy(&magic, SRCU__SHM_MAGIC, sizeof(magic));
 	return magic;
+}
+
+/*
+ * Creators through other open files of the file (other open() calls, in
+ * any process and pid namespace) exclude each other with an open file
+ * description lock on its first byte, held from the claim to the magic:
+ * one whose mark this creator could not judge (another namespace's pid)
+ * still holds it.  Creators through one open file (a memfd inherited by
+ * two children) share the lock; the mark in the file tells them apart.
+ * -EEXIST: another creator is at work.  A file system without such
+ * locks leaves the mark alone to decide.
+ */
+static int creation_lock(int fd, short type)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+
+	if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
+		return 0;
+	return errno == EAGAIN || errno == EACCES ? -EEXIST : 0;
 }
 
 /* Is cur a live creator's mark?  Anything else a file without a domain
@@ -365,6 +403,7 @@ int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
 	/* Set by map_file() when it returns 0; initialized for gcc -O3,
 	 * which cannot see that -errno is never 0 there. */
 	struct srcu__shm_header *h = NULL;
+	struct dead_reports dr = { .n = 0 };
 	int err, b, dup = -1;
 
 	if (!spp || !size || file_size(fd, &have) != 0)
@@ -388,20 +427,28 @@ int init_srcu_struct_shared(int fd, unsigned int slots, const char *name,
 		pthread_mutex_unlock(&attach_lock);
 		return -ENOSPC;
 	}
+	if ((err = creation_lock(fd, F_WRLCK)) != 0) {
+		pthread_mutex_unlock(&attach_lock);
+		return err;
+	}
 	if ((err = map_file(fd, size, &h, &dup)) == 0 && (err = claim_creation(h)) != 0) {
 		munmap(h, size);
 		close(dup);
 	} else if (!err) {
 		format(h, slots, (unsigned int)b, name);
-		err = attach_block((unsigned int)b, h, size, dup, slots, spp);
+		err = attach_block((unsigned int)b, h, size, dup, slots, spp, &dr);
 	}
+	(void)creation_lock(fd, F_UNLCK);
 	pthread_mutex_unlock(&attach_lock);
+	if (!err)   /* else sp is unmapped again: the recovery stands, unreported */
+		report_recovered(&dr);
 	return err;
 }
 
 int srcu_shared_attach(int fd, struct srcu_struct **spp)
 {
 	struct srcu__shm_header *h = NULL, copy;   /* as in init_srcu_struct_shared() */
+	struct dead_reports dr = { .n = 0 };
 	unsigned long have;
 	int err, dup = -1;
 	unsigned int b;
@@ -434,9 +481,11 @@ int srcu_shared_attach(int fd, struct srcu_struct **spp)
 		close(dup);
 		goto out;
 	}
-	err = attach_block(b, h, have, dup, copy.slots, spp);
+	err = attach_block(b, h, have, dup, copy.slots, spp, &dr);
 out:
 	pthread_mutex_unlock(&attach_lock);
+	if (!err)   /* else sp is unmapped again: the recovery stands, unreported */
+		report_recovered(&dr);
 	return err;
 }
 
@@ -551,8 +600,18 @@ void srcu__shared_fork_child(void)
 
 	pthread_mutex_init(&attach_lock, NULL);
 	srcu__shm_fork_child();   /* attached or not: a later attach is the child's */
-	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++)
+	for (unsigned int b = 0; b < SRCU__SHARED_BLOCKS; b++) {
+		/* A block another thread was attaching or detaching at the
+		 * fork (attach_lock is not held across it): one whose domain
+		 * is not bound here is neither, in the child.  Forgotten:
+		 * munmap(), close() and mmap() are async-signal-safe. */
+		if (srcu__shm_att[b].hdr &&
+		    !load_relaxed(&srcu__domain_table[srcu__shm_block_id(b)])) {
+			unmap_waits(b);
+			forget_block(b, NULL);
+		}
 		attached |= srcu__shm_att[b].hdr != NULL;
+	}
 	if (!attached)
 		return;
 	if (srcu__backend_register_global() != 0)

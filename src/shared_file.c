@@ -501,12 +501,19 @@ static void *map_slot_page(unsigned int b, unsigned int i, void *page)
 }
 
 /* Does another process hold slots PENDING (a reservation under way,
- * which takes them all or gives them back in a moment)? */
+ * which takes them all or gives them back in a moment)?  This process's
+ * own are not waited for: a signal handler's first section may have
+ * interrupted its reservation, which cannot go on meanwhile. */
 static bool any_pending(unsigned int b)
 {
-	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++)
-		if (load_relaxed(&srcu__shm_owner_of(b, i)->state) == SRCU__SHM_PENDING)
+	uint64_t me = self_or_die();
+
+	for (unsigned int i = 0; i < srcu__shm_slots_high(b); i++) {
+		struct srcu__shm_owner *o = srcu__shm_owner_of(b, i);
+
+		if (load_relaxed(&o->state) == SRCU__SHM_PENDING && load_relaxed(&o->owner) != me)
 			return true;
+	}
 	return false;
 }
 

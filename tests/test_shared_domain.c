@@ -781,15 +781,41 @@ static int test_other_model(char **cmd)
 	return check_report("test_shared_domain other-model");
 }
 
+/* A stall handler that calls into the shared-domain API, as a program's
+ * may: the attach-time recovery reports through it, and must not hold
+ * the attach lock meanwhile (it would wait for itself). */
+static struct srcu_struct *other_sp;
+static int reports_in_attach;
+
+static void reserve_on_report(const struct srcu_stall *s, void *arg)
+{
+	(void)arg;
+	if (!s->dead_pid)
+		return;
+	CHECK_EQ(srcu_shared_reserve(other_sp, 1), 0);
+	__atomic_fetch_add(&reports_in_attach, 1, __ATOMIC_SEQ_CST);
+}
+
 /* Bug caught: every slot owned by a process that died inside a section.
  * Only a grace period recovered such slots, and only an attached process
- * could run one: every later attach said -ENOSPC, for ever. */
+ * could run one: every later attach said -ENOSPC, for ever.  The
+ * recovery's reports reach a stall handler that calls srcu_shared_reserve()
+ * (it deadlocked on the attach lock when reported from inside attach). */
 static void test_every_owner_died(void)
 {
-	int fd = new_memfd(), status;
+	int fd = new_memfd(), status, ofd = new_memfd();
 	struct helper c = helper_start("create2-hold-forever", fd), h;
 	struct srcu_struct *sp = NULL;
 	int err;
+
+	int dfd = new_memfd();
+	struct srcu_struct *dummy = create(dfd, 4, "dummy");   /* block 0, */
+
+	other_sp = create(ofd, 4, "other");   /* so that this one is in block 1 */
+	CHECK_EQ(srcu_shared_detach(dummy), 0);   /* and the crashed file's 0 is free */
+	close(dfd);
+	reports_in_attach = 0;
+	srcu_set_stall_handler(reserve_on_report, NULL);
 
 	REQUIRE(helper_read(&c) == 'L');
 	h = helper_start("hold-forever", fd);
@@ -802,10 +828,14 @@ static void test_every_owner_died(void)
 	if (err)
 		fprintf(stderr, "every_owner_died: srcu_shared_attach: %d (%s)\n", err, strerror(-err));
 	CHECK_EQ(err, 0);
+	CHECK_EQ(__atomic_load_n(&reports_in_attach, __ATOMIC_SEQ_CST), 2);
+	srcu_set_stall_handler(NULL, NULL);
 	if (!err) {
 		synchronize_srcu(sp);   /* the dead sections are ended */
 		CHECK_EQ(srcu_shared_detach(sp), 0);
 	}
+	CHECK_EQ(srcu_shared_detach(other_sp), 0);
+	close(ofd);
 	close(fd);
 }
 

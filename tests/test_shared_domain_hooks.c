@@ -11,6 +11,7 @@
 #include "check.h"
 #include "../src/internal.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
@@ -435,9 +436,10 @@ static void test_own_identity_refused(void)
  * the two, formatted and attached and could enter a section, which the
  * first's format then zeroed (a grace period that ends early).  Here the
  * first creator is held inside its window while the second tries. */
-static void test_two_creators(void)
+static void test_two_creators(bool reopen)
 {
-	int fd = new_memfd(), c2p[2], p2c[2], status, err;
+	int fd = new_memfd(), c2p[2], p2c[2], status, err, fd2;
+	char path[64];
 	struct srcu_struct *sp = NULL;
 	pid_t pid;
 	char c;
@@ -455,7 +457,16 @@ static void test_two_creators(void)
 		_exit(err ? 100 + (-err % 100) : 0);
 	}
 	REQUIRE(read(c2p[0], &c, 1) == 1);   /* the first is inside its window */
-	err = init_srcu_struct_shared(fd, 4, "second", &sp);
+	/* The second creator through the same open file (an inherited
+	 * memfd), or through one of its own (another open() of it: as a
+	 * process in another pid namespace would, whose mark the first
+	 * could not judge). */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	fd2 = reopen ? open(path, O_RDWR) : fd;
+	REQUIRE(fd2 >= 0);
+	err = init_srcu_struct_shared(fd2, 4, "second", &sp);
+	if (reopen)
+		close(fd2);
 	if (err == 0)
 		fprintf(stderr, "two_creators: the second creator formatted a file that the "
 			"first was creating\n");
@@ -480,7 +491,8 @@ int main(void)
 	srcu__torture_point = at_point;
 	test_kill_in_claim_free();
 	test_kill_in_claim_dead();
-	test_two_creators();
+	test_two_creators(false);
+	test_two_creators(true);
 	srcu__torture_point = at_fork_child;
 	test_fork_phantom_section();
 	srcu__torture_point = at_proc_stat;
