@@ -28,6 +28,8 @@ extern "C" {
 #define SRCU_GATE__SHUTDOWN 2u   /* closed for good */
 #define SRCU_GATE__GEN      4u
 
+struct srcu__gate_piggy;           /* a piggy-backing reset's result (gate.c) */
+
 struct srcu_gate {
 	struct srcu_struct srcu;      /* users are its readers */
 	unsigned int state;
@@ -37,8 +39,8 @@ struct srcu_gate {
 	unsigned long reset_seq;      /* resets started */
 	unsigned long reset_done_seq; /* resets ended */
 	int reset_running;
-	int reset_result;             /* fn's result, for piggy-backers */
 	unsigned int piggy_backers;   /* resets waiting for the running one */
+	struct srcu__gate_piggy *piggies; /* their results: the running reset fills each */
 };
 
 #ifndef __cplusplus
@@ -68,7 +70,7 @@ static inline void srcu_gate_exit(struct srcu_gate *g, int tag);
  * exclusive access, reopen, wake the users that waited.  Returns fn's
  * result, -ESHUTDOWN after shutdown, -EINVAL for NULL.  A reset requested
  * while one runs piggy-backs on it: it returns after that one ends, with
- * its result, and does not run its own fn.  Calling it from inside the
+ * that reset's result (never a later one's), and does not run its own fn.  Calling it from inside the
  * gate would wait for itself: that aborts with a message.
  */
 SRCU__API int  srcu_gate_reset(struct srcu_gate *g, int (*fn)(void *), void *arg);

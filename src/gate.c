@@ -177,17 +177,41 @@ static void reopen_gate(struct srcu_gate *g)
 	wake_sleepers(g);
 }
 
+/*
+ * A reset that piggy-backs waits for the running one in a slot of its own
+ * stack, on g->piggies; the running reset writes its result into every
+ * slot before it wakes them.  One result word for all would be read after
+ * the wake-up, when another reset may have ended since and overwritten it.
+ */
+struct srcu__gate_piggy {
+	struct srcu__gate_piggy *next;
+	int result;
+	int done;
+};
+
 /* Wait for the reset running now; its result.  Caller holds reset_lock. */
 static int piggy_back(struct srcu_gate *g)
 {
-	unsigned long seq = g->reset_seq;
+	struct srcu__gate_piggy me = { g->piggies, 0, 0 };
 
+	g->piggies = &me;
 	/* Atomic only so that tests may watch it without the lock. */
 	__atomic_fetch_add(&g->piggy_backers, 1, __ATOMIC_RELAXED);
-	while (ULONG_CMP_LT(g->reset_done_seq, seq))
+	while (!me.done)
 		pthread_cond_wait(&g->reset_cond, &g->reset_lock);
 	__atomic_fetch_sub(&g->piggy_backers, 1, __ATOMIC_RELAXED);
-	return g->reset_result;
+	return me.result;
+}
+
+/* Give the waiting piggy-backers this reset's result.  Caller holds
+ * reset_lock, so no slot's owner returns before the list is walked. */
+static void hand_result(struct srcu_gate *g, int result)
+{
+	for (struct srcu__gate_piggy *p = g->piggies; p; p = p->next) {
+		p->result = result;
+		p->done = 1;
+	}
+	g->piggies = NULL;
 }
 
 int srcu_gate_reset_timeout(struct srcu_gate *g, int (*fn)(void *), void *arg,
@@ -220,7 +244,7 @@ int srcu_gate_reset_timeout(struct srcu_gate *g, int (*fn)(void *), void *arg,
 	reopen_gate(g);
 
 	pthread_mutex_lock(&g->reset_lock);
-	g->reset_result = result;
+	hand_result(g, result);
 	g->reset_done_seq = seq;
 	g->reset_running = 0;
 	pthread_cond_broadcast(&g->reset_cond);

@@ -212,6 +212,51 @@ static void test_waiting_and_piggy_back(void)
 	CHECK_EQ(srcu_gate_destroy(&gate), 0);
 }
 
+/*
+ * A piggy-backer held between the wake-up of the reset it waited for and
+ * its look at the result: a signal handler that blocks runs on top of its
+ * pthread_cond_wait(), where it holds no lock, while a second reset runs
+ * and ends.  Bug caught: a piggy-backer that returns the later reset's
+ * result (one shared result word, read after the wake-up).
+ */
+static int piggy_held, release_piggy;
+
+static void hold_in_handler(int sig)
+{
+	(void)sig;
+	flag_set(&piggy_held);
+	flag_wait(&release_piggy);   /* nanosleep: async-signal-safe */
+}
+
+static void test_piggy_back_own_result(void)
+{
+	struct sigaction sa;
+	pthread_t reset, other;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = hold_in_handler;
+	sigaction(SIGUSR2, &sa, NULL);
+	gate_fresh();
+	other_fn_calls = piggy_held = release_piggy = 0;
+	start_blocking_reset(&reset);                 /* reset 1: 42 */
+	other = spawn(reset_other, NULL);
+	while (!__atomic_load_n(&gate.piggy_backers, __ATOMIC_SEQ_CST))
+		sleep_us(100);
+	/* It counted itself under the lock and released it only in
+	 * pthread_cond_wait(): once we hold the lock, it waits there. */
+	pthread_mutex_lock(&gate.reset_lock);
+	pthread_mutex_unlock(&gate.reset_lock);
+	pthread_kill(other, SIGUSR2);
+	flag_wait(&piggy_held);
+	flag_set(&release_fn);
+	CHECK_EQ(join_result(reset), 42);             /* reset 1 ended, woke it */
+	CHECK_EQ(srcu_gate_reset(&gate, other_fn, NULL), 5);   /* reset 2 */
+	flag_set(&release_piggy);
+	CHECK_EQ(join_result(other), 42);             /* reset 1's, not reset 2's */
+	CHECK_EQ(other_fn_calls, 1);                  /* reset 2's fn only */
+	CHECK_EQ(srcu_gate_destroy(&gate), 0);
+}
+
 /* ---- EINTR ---- */
 
 static void on_signal(int sig) { (void)sig; }
@@ -391,16 +436,29 @@ static void test_static_and_misuse(void)
 	CHECK_EQ(srcu_gate_destroy(&static_gate), 0);
 }
 
-int main(void)
+/* Every test, or those named on the command line. */
+static const struct { const char *name; void (*fn)(void); } tests[] = {
+	{ "exclusive", test_exclusive },
+	{ "reset_waits_for_users", test_reset_waits_for_users },
+	{ "waiting_and_piggy_back", test_waiting_and_piggy_back },
+	{ "piggy_back_own_result", test_piggy_back_own_result },
+	{ "eintr", test_eintr },
+	{ "shutdown", test_shutdown },
+	{ "shutdown_wakes_sleepers", test_shutdown_wakes_sleepers },
+	{ "wedge", test_wedge },
+	{ "static_and_misuse", test_static_and_misuse },
+};
+
+int main(int argc, char **argv)
 {
 	watchdog(60);
-	test_exclusive();
-	test_reset_waits_for_users();
-	test_waiting_and_piggy_back();
-	test_eintr();
-	test_shutdown();
-	test_shutdown_wakes_sleepers();
-	test_wedge();
-	test_static_and_misuse();
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		bool run = argc < 2;
+
+		for (int a = 1; a < argc; a++)
+			run |= strcmp(argv[a], tests[i].name) == 0;
+		if (run)
+			tests[i].fn();
+	}
 	return check_report("test_gate");
 }
