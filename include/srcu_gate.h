@@ -58,9 +58,11 @@ SRCU__API int  srcu_gate_init(struct srcu_gate *g);       /* 0, -EINVAL or -ENOM
 SRCU__API int  srcu_gate_destroy(struct srcu_gate *g);
 /* Enter, sleeping while a reset runs.  Returns the tag for
  * srcu_gate_exit() (>= 0), -EINTR if a signal handler ran while asleep,
- * -ESHUTDOWN once shut down.  Exit from the same thread. */
+ * -ESHUTDOWN once shut down.  Exit from the same thread.  From a reset's
+ * own fn or wedge hook it would wait for that reset: aborts. */
 static inline int srcu_gate_enter(struct srcu_gate *g);
-/* Also -ETIMEDOUT after timeout_ns (relative; < 0 waits for ever). */
+/* Also -ETIMEDOUT after timeout_ns (relative; < 0 waits for ever, and
+ * aborts from the reset's own fn or wedge hook, as enter does). */
 SRCU__API int  srcu_gate_enter_timeout(struct srcu_gate *g, int64_t timeout_ns);
 /* Never sleeps: -EAGAIN while a reset runs, -ESHUTDOWN once shut down. */
 SRCU__API int  srcu_gate_tryenter(struct srcu_gate *g);
@@ -70,8 +72,9 @@ static inline void srcu_gate_exit(struct srcu_gate *g, int tag);
  * exclusive access, reopen, wake the users that waited.  Returns fn's
  * result, -ESHUTDOWN after shutdown, -EINVAL for NULL.  A reset requested
  * while one runs piggy-backs on it: it returns after that one ends, with
- * that reset's result (never a later one's), and does not run its own fn.  Calling it from inside the
- * gate would wait for itself: that aborts with a message.
+ * that reset's result (never a later one's), and does not run its own
+ * fn.  Calling it from inside the gate, or from a reset's own fn or wedge
+ * hook, would wait for itself: that aborts with a message.
  */
 SRCU__API int  srcu_gate_reset(struct srcu_gate *g, int (*fn)(void *), void *arg);
 /*
@@ -85,7 +88,8 @@ SRCU__API int  srcu_gate_reset_timeout(struct srcu_gate *g, int (*fn)(void *), v
 				       int64_t timeout_ns, void (*wedge)(void *), void *wedge_arg);
 /* Close for good: on return no user is inside and no reset runs; every
  * later enter (and reset) gets -ESHUTDOWN; users asleep in enter are woken
- * at once with it.  0, or -EINVAL for NULL. */
+ * at once with it.  0, or -EINVAL for NULL.  From inside the gate, or a
+ * reset's own fn or wedge hook: aborts. */
 SRCU__API int  srcu_gate_shutdown(struct srcu_gate *g);
 
 SRCU__API int  srcu__gate_enter_slow(struct srcu_gate *g, int64_t timeout_ns, int may_sleep);

@@ -3,7 +3,9 @@
  * ones).  Users are read-side sections of the gate's own domain; a reset
  * is "close; synchronize_srcu; fn; reopen".  Resets are serialised by
  * reset_lock, and a reset asked for while one runs waits for that one
- * instead of running its own (i915_handle_error's piggy-backing).
+ * instead of running its own (i915_handle_error's piggy-backing).  A
+ * reset's fn and wedge hook run in the reset: a gate call there that would
+ * wait for it aborts, as one from inside the gate does.
  *
  * The ordering argument (doc/gate.md): the close is an update made before
  * synchronize_srcu(), so every section either is waited for by that grace
@@ -72,6 +74,50 @@ int srcu_gate_destroy(struct srcu_gate *g)
 	return 0;
 }
 
+/* ---- calls that would wait for themselves ---- */
+
+static void check_not_inside(struct srcu_gate *g, const char *who)
+{
+	char n[SRCU__NAME_LEN], t[64];
+
+	if (srcu__reader_self_inside(&g->srcu))
+		srcu__report_fatal("%s() called by %s from inside gate %s: it would wait for "
+			    "itself forever (leave the gate first)",
+			    who, srcu__report_thread(t, sizeof(t)), srcu__report_name(&g->srcu, n, sizeof(n)));
+}
+
+/*
+ * The resets this thread runs, innermost first: a frame lives from the
+ * close to the reopen, so fn and the wedge hook run inside it.  Only this
+ * thread reads or writes its list: no ordering.
+ */
+struct reset_frame {
+	struct srcu_gate *g;
+	struct reset_frame *outer;
+};
+static __thread struct reset_frame *resetting;
+
+static bool resetting_here(const struct srcu_gate *g)
+{
+	for (const struct reset_frame *f = resetting; f; f = f->outer)
+		if (f->g == g)
+			return true;
+	return false;
+}
+
+/* From the reset's own fn or wedge hook, a call that waits for the reset
+ * (to end, or to reopen the gate) waits for itself. */
+static void check_not_resetting(struct srcu_gate *g, const char *who)
+{
+	char n[SRCU__NAME_LEN], t[64];
+
+	if (resetting_here(g))
+		srcu__report_fatal("%s() called by %s from the fn or wedge hook of a reset of "
+			    "gate %s: it would wait for that reset, which waits for it, forever "
+			    "(call it after the reset returns)",
+			    who, srcu__report_thread(t, sizeof(t)), srcu__report_name(&g->srcu, n, sizeof(n)));
+}
+
 /* ---- entering ---- */
 
 /* A deadline past the clock's range is none: waiting that long is waiting for ever. */
@@ -101,7 +147,9 @@ static int sleep_while_closed(struct srcu_gate *g, unsigned int s, int64_t deadl
 	return err;
 }
 
-int srcu__gate_enter_slow(struct srcu_gate *g, int64_t timeout_ns, int may_sleep)
+/* Enter, sleeping (if may_sleep) while the gate is closed.  who: the
+ * call, for the misuse report. */
+static int enter_slow(struct srcu_gate *g, int64_t timeout_ns, int may_sleep, const char *who)
 {
 	int64_t deadline = deadline_after(timeout_ns);
 
@@ -121,33 +169,31 @@ int srcu__gate_enter_slow(struct srcu_gate *g, int64_t timeout_ns, int may_sleep
 		}
 		if (!may_sleep)
 			return -EAGAIN;
+		if (deadline < 0)   /* a timed wait ends: -ETIMEDOUT */
+			check_not_resetting(g, who);
 		err = sleep_while_closed(g, s, deadline);
 		if (err)
 			return err;
 	}
 }
 
+int srcu__gate_enter_slow(struct srcu_gate *g, int64_t timeout_ns, int may_sleep)
+{
+	return enter_slow(g, timeout_ns, may_sleep, "srcu_gate_enter");
+}
+
 int srcu_gate_enter_timeout(struct srcu_gate *g, int64_t timeout_ns)
 {
-	return srcu__gate_enter_slow(g, timeout_ns, 1);   /* enters an open gate too */
+	/* enters an open gate too */
+	return enter_slow(g, timeout_ns, 1, "srcu_gate_enter_timeout");
 }
 
 int srcu_gate_tryenter(struct srcu_gate *g)
 {
-	return srcu__gate_enter_slow(g, -1, 0);
+	return enter_slow(g, -1, 0, "srcu_gate_tryenter");
 }
 
 /* ---- resetting ---- */
-
-static void check_not_inside(struct srcu_gate *g, const char *who)
-{
-	char n[SRCU__NAME_LEN], t[64];
-
-	if (srcu__reader_self_inside(&g->srcu))
-		srcu__report_fatal("%s() called by %s from inside gate %s: it would wait for "
-			    "itself forever (leave the gate first)",
-			    who, srcu__report_thread(t, sizeof(t)), srcu__report_name(&g->srcu, n, sizeof(n)));
-}
 
 static void wake_sleepers(struct srcu_gate *g)
 {
@@ -218,12 +264,14 @@ int srcu_gate_reset_timeout(struct srcu_gate *g, int (*fn)(void *), void *arg,
 			    int64_t timeout_ns, void (*wedge)(void *), void *wedge_arg)
 {
 	struct srcu__deadline dl = { deadline_after(timeout_ns), wedge, wedge_arg };
+	struct reset_frame me;
 	unsigned long seq;
 	int result;
 
 	if (!g || !fn)
 		return -EINVAL;
 	check_not_inside(g, "srcu_gate_reset");
+	check_not_resetting(g, "srcu_gate_reset");
 	pthread_mutex_lock(&g->reset_lock);
 	if (__atomic_load_n(&g->state, __ATOMIC_RELAXED) & SRCU_GATE__SHUTDOWN) {
 		pthread_mutex_unlock(&g->reset_lock);
@@ -238,9 +286,13 @@ int srcu_gate_reset_timeout(struct srcu_gate *g, int (*fn)(void *), void *arg,
 	seq = ++g->reset_seq;
 	pthread_mutex_unlock(&g->reset_lock);
 
+	me.g = g;
+	me.outer = resetting;
+	resetting = &me;
 	close_gate(g, SRCU_GATE__CLOSED);
 	srcu__gp_synchronize_deadline(&g->srcu, wedge && dl.at_ns >= 0 ? &dl : NULL);
 	result = fn(arg);
+	resetting = me.outer;
 	reopen_gate(g);
 
 	pthread_mutex_lock(&g->reset_lock);
@@ -262,6 +314,7 @@ int srcu_gate_shutdown(struct srcu_gate *g)
 	if (!g)
 		return -EINVAL;
 	check_not_inside(g, "srcu_gate_shutdown");
+	check_not_resetting(g, "srcu_gate_shutdown");
 	pthread_mutex_lock(&g->reset_lock);
 	close_gate(g, SRCU_GATE__CLOSED | SRCU_GATE__SHUTDOWN);
 	wake_sleepers(g);             /* the state changed: they see SHUTDOWN */

@@ -436,6 +436,109 @@ static void test_static_and_misuse(void)
 	CHECK_EQ(srcu_gate_destroy(&static_gate), 0);
 }
 
+/* ---- calls from the reset's own fn or wedge hook ---- */
+
+static struct srcu_gate mgate;   /* the dying children's gate */
+static void (*misuse_call)(void);
+static int stay;
+
+static void m_reset(void) { srcu_gate_reset(&mgate, other_fn, NULL); }
+static void m_shutdown(void) { srcu_gate_shutdown(&mgate); }
+static void m_enter(void) { srcu_gate_enter(&mgate); }
+static void m_enter_forever(void) { srcu_gate_enter_timeout(&mgate, -1); }
+
+static int misuse_fn(void *arg)
+{
+	(void)arg;
+	misuse_call();
+	return 0;
+}
+
+static void misuse_wedge(void *arg)
+{
+	(void)arg;
+	misuse_call();
+}
+
+static void *stay_inside(void *arg)
+{
+	(void)arg;
+	REQUIRE(srcu_gate_enter(&mgate) >= 0);
+	flag_set(&stay);
+	for (;;)                 /* until the child aborts */
+		sleep_us(1000);
+	return NULL;
+}
+
+static void mgate_fresh(void)
+{
+	REQUIRE(srcu_gate_init(&mgate) == 0);
+	srcu_set_name(&mgate.srcu, "misuse-gate");
+}
+
+static void reset_calls_in_fn(void)
+{
+	mgate_fresh();
+	srcu_gate_reset(&mgate, misuse_fn, NULL);
+}
+
+static void reset_calls_in_wedge(void)
+{
+	mgate_fresh();
+	pthread_detach(spawn(stay_inside, NULL));
+	flag_wait(&stay);
+	srcu_gate_reset_timeout(&mgate, other_fn, NULL, 1000 * 1000L, misuse_wedge, NULL);
+}
+
+static struct srcu_gate gate2;
+
+/* What does not wait for the reset still answers from its fn. */
+static int polite_fn(void *arg)
+{
+	(void)arg;
+	CHECK_EQ(srcu_gate_tryenter(&gate), -EAGAIN);
+	CHECK_EQ(srcu_gate_enter_timeout(&gate, 1000 * 1000L), -ETIMEDOUT);
+	CHECK_EQ(srcu_gate_destroy(&gate), -EBUSY);
+	CHECK_EQ(srcu_gate_reset(&gate2, other_fn, NULL), 5);   /* another gate */
+	return 9;
+}
+
+/*
+ * Bugs caught: srcu_gate_reset(), srcu_gate_shutdown() or an untimed
+ * enter called from the reset's own fn or wedge hook that hangs silently
+ * (each waits for the reset that runs it) instead of aborting with the
+ * gate's name; a check that fires for another gate, or after the reset.
+ */
+static void test_calls_from_reset(void)
+{
+	static const struct { const char *who; void (*call)(void); } calls[] = {
+		{ "srcu_gate_reset()", m_reset },
+		{ "srcu_gate_shutdown()", m_shutdown },
+		{ "srcu_gate_enter()", m_enter },
+		{ "srcu_gate_enter_timeout()", m_enter_forever },
+	};
+	int tag;
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		misuse_call = calls[i].call;
+		CHECK(dies_saying(reset_calls_in_fn, calls[i].who, "from the fn or wedge hook",
+				  "misuse-gate", NULL));
+		CHECK(dies_saying(reset_calls_in_wedge, calls[i].who, "from the fn or wedge hook",
+				  "misuse-gate", NULL));
+	}
+	gate_fresh();
+	REQUIRE(srcu_gate_init(&gate2) == 0);
+	other_fn_calls = 0;
+	CHECK_EQ(srcu_gate_reset(&gate, polite_fn, NULL), 9);
+	tag = srcu_gate_enter(&gate);                 /* the reset is over */
+	CHECK(tag >= 0);
+	srcu_gate_exit(&gate, tag);
+	CHECK_EQ(srcu_gate_reset(&gate, other_fn, NULL), 5);
+	CHECK_EQ(other_fn_calls, 2);
+	CHECK_EQ(srcu_gate_destroy(&gate2), 0);
+	CHECK_EQ(srcu_gate_destroy(&gate), 0);
+}
+
 /* Every test, or those named on the command line. */
 static const struct { const char *name; void (*fn)(void); } tests[] = {
 	{ "exclusive", test_exclusive },
@@ -447,6 +550,7 @@ static const struct { const char *name; void (*fn)(void); } tests[] = {
 	{ "shutdown_wakes_sleepers", test_shutdown_wakes_sleepers },
 	{ "wedge", test_wedge },
 	{ "static_and_misuse", test_static_and_misuse },
+	{ "calls_from_reset", test_calls_from_reset },
 };
 
 int main(int argc, char **argv)
