@@ -57,8 +57,8 @@ SRCU__API int  srcu_gate_init(struct srcu_gate *g);       /* 0, -EINVAL or -ENOM
  * (g stays usable); -EINVAL for NULL. */
 SRCU__API int  srcu_gate_destroy(struct srcu_gate *g);
 /* Enter, sleeping while a reset runs.  Returns the tag for
- * srcu_gate_exit() (>= 0), -EINTR if a signal handler ran while asleep,
- * -ESHUTDOWN once shut down.  Exit from the same thread.  From a reset's
+ * srcu_gate_exit() (>= 0), -EINTR if a signal handler ran while asleep
+ * (installed with SA_RESTART or not), -ESHUTDOWN once shut down.  Exit from the same thread.  From a reset's
  * own fn or wedge hook it would wait for that reset: aborts. */
 static inline int srcu_gate_enter(struct srcu_gate *g);
 /* Also -ETIMEDOUT after timeout_ns (relative; < 0 waits for ever, and

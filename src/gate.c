@@ -131,20 +131,34 @@ static int64_t deadline_after(int64_t timeout_ns)
 	return timeout_ns > INT64_MAX - now ? -1 : now + timeout_ns;
 }
 
-/* Sleep until the gate's state moves on from s: 0, -ETIMEDOUT, -EINTR. */
+/*
+ * A sleep without a deadline still gives the futex one, NAP_NS away, and
+ * sleeps again when it passes.  After a handler installed with SA_RESTART
+ * the kernel restarts an interrupted FUTEX_WAIT that has no timeout, but
+ * never one that has (it returns EINTR whenever a handler ran): so enter
+ * reports -EINTR whatever flags the handler was installed with, as the
+ * timed enter always did.
+ */
+#define NAP_NS (3600 * (int64_t)1000000000)
+
+/* Sleep until the gate's state moves on from s: 0 (also when a nap
+ * ends), -ETIMEDOUT, -EINTR. */
 static int sleep_while_closed(struct srcu_gate *g, unsigned int s, int64_t deadline)
 {
+	int64_t until = deadline;
 	int err;
 
 	if (deadline >= 0 && srcu__backend_now_ns() >= deadline)
 		return -ETIMEDOUT;
+	if (deadline < 0)
+		until = srcu__backend_now_ns() + NAP_NS;
 	/* Seq-cst, then the futex re-checks the state: pairs with the
 	 * reopen's seq-cst state store and sleeper load in wake_sleepers(),
 	 * so either we see the new state or the reset sees us and wakes. */
 	__atomic_fetch_add(&g->sleepers, 1, __ATOMIC_SEQ_CST);
-	err = srcu__backend_futex_wait(&g->state, s, deadline, false);
+	err = srcu__backend_futex_wait(&g->state, s, until, false);
 	__atomic_fetch_sub(&g->sleepers, 1, __ATOMIC_SEQ_CST);
-	return err;
+	return err == -ETIMEDOUT && deadline < 0 ? 0 : err;
 }
 
 /* Enter, sleeping (if may_sleep) while the gate is closed.  who: the

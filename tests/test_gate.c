@@ -259,27 +259,77 @@ static void test_piggy_back_own_result(void)
 
 /* ---- EINTR ---- */
 
-static void on_signal(int sig) { (void)sig; }
+static int handler_runs, enter_returned;
 
-/* Bug caught: a sleeper that ignores the signal (hangs until the reset
- * ends) or reports it as something else. */
-static void test_eintr(void)
+static void count_signal(int sig)
+{
+	(void)sig;
+	__atomic_fetch_add(&handler_runs, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Enter once: untimed (arg NULL) or with a deadline an hour off. */
+static void *enter_once(void *arg)
+{
+	int tag = arg ? srcu_gate_enter_timeout(&gate, (int64_t)3600 * 1000 * 1000 * 1000)
+		      : srcu_gate_enter(&gate);
+
+	flag_set(&enter_returned);
+	if (tag >= 0)
+		srcu_gate_exit(&gate, tag);
+	return (void *)(intptr_t)tag;
+}
+
+/*
+ * A user asleep in enter while a reset runs gets signals until enter
+ * returns: the first may land before its futex call, and then the handler
+ * runs and it sleeps on.  After each signal we wait for its handler or
+ * for enter's return, a bounded while (a sanitizer may defer handlers),
+ * so the loop always ends.  Then the reset ends: an enter that slept on
+ * through every handler gets in and returns a tag.
+ */
+static void eintr_case(int sa_flags, int timed)
 {
 	struct sigaction sa;
 	pthread_t reset, user;
+	long result;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;            /* no SA_RESTART */
+	sa.sa_handler = count_signal;
+	sa.sa_flags = sa_flags;
 	sigaction(SIGUSR1, &sa, NULL);
 	gate_fresh();
+	enter_returned = 0;
 	start_blocking_reset(&reset);
-	user = spawn(enter_and_report, NULL);
+	user = spawn(enter_once, timed ? &gate : NULL);
 	wait_sleepers(1);
-	pthread_kill(user, SIGUSR1);
-	CHECK_EQ(join_result(user), -EINTR);
+	for (int i = 0; i < 200 && !flag_get(&enter_returned); i++) {
+		int runs = flag_get(&handler_runs);
+
+		pthread_kill(user, SIGUSR1);
+		for (int j = 0; j < 100 && flag_get(&handler_runs) == runs &&
+				!flag_get(&enter_returned); j++)
+			sleep_us(100);
+	}
 	flag_set(&release_fn);
+	result = join_result(user);
+	if (result != -EINTR)
+		fprintf(stderr, "%s enter, handler with%s SA_RESTART: %ld, not -EINTR\n",
+			timed ? "timed" : "untimed", sa_flags ? "" : "out", result);
+	CHECK_EQ(result, -EINTR);
 	CHECK_EQ(join_result(reset), 42);
 	CHECK_EQ(srcu_gate_destroy(&gate), 0);
+}
+
+/* Bugs caught: a sleeper that ignores the signal (sleeps until the reset
+ * ends) or reports it as something else; an untimed enter that sleeps on
+ * after a handler installed with SA_RESTART (glibc's signal() sets it:
+ * the kernel restarts an untimed FUTEX_WAIT) where the timed one returns
+ * -EINTR. */
+static void test_eintr(void)
+{
+	for (int restart = 0; restart < 2; restart++)
+		for (int timed = 0; timed < 2; timed++)
+			eintr_case(restart ? SA_RESTART : 0, timed);
 }
 
 /* ---- shutdown ---- */
