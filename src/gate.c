@@ -183,7 +183,7 @@ static int enter_slow(struct srcu_gate *g, int64_t timeout_ns, int may_sleep, co
 		}
 		if (!may_sleep)
 			return -EAGAIN;
-		if (deadline < 0)   /* a timed wait ends: -ETIMEDOUT */
+		if (deadline < 0)   /* a timed wait ends, in -ETIMEDOUT */
 			check_not_resetting(g, who);
 		err = sleep_while_closed(g, s, deadline);
 		if (err)
