@@ -28,6 +28,8 @@ extern "C" {
 #define SRCU_GATE__SHUTDOWN 2u   /* closed for good */
 #define SRCU_GATE__GEN      4u
 
+struct srcu__gate_piggy;           /* a piggy-backing reset's result (gate.c) */
+
 struct srcu_gate {
 	struct srcu_struct srcu;      /* users are its readers */
 	unsigned int state;
@@ -37,8 +39,8 @@ struct srcu_gate {
 	unsigned long reset_seq;      /* resets started */
 	unsigned long reset_done_seq; /* resets ended */
 	int reset_running;
-	int reset_result;             /* fn's result, for piggy-backers */
 	unsigned int piggy_backers;   /* resets waiting for the running one */
+	struct srcu__gate_piggy *piggies; /* their results: the running reset fills each */
 };
 
 #ifndef __cplusplus
@@ -55,10 +57,12 @@ SRCU__API int  srcu_gate_init(struct srcu_gate *g);       /* 0, -EINVAL or -ENOM
  * (g stays usable); -EINVAL for NULL. */
 SRCU__API int  srcu_gate_destroy(struct srcu_gate *g);
 /* Enter, sleeping while a reset runs.  Returns the tag for
- * srcu_gate_exit() (>= 0), -EINTR if a signal handler ran while asleep,
- * -ESHUTDOWN once shut down.  Exit from the same thread. */
+ * srcu_gate_exit() (>= 0), -EINTR if a signal handler ran while asleep
+ * (installed with SA_RESTART or not), -ESHUTDOWN once shut down.  Exit from the same thread.  From a reset's
+ * own fn or wedge hook it would wait for that reset: aborts. */
 static inline int srcu_gate_enter(struct srcu_gate *g);
-/* Also -ETIMEDOUT after timeout_ns (relative; < 0 waits for ever). */
+/* Also -ETIMEDOUT after timeout_ns (relative; < 0 waits for ever, and
+ * aborts from the reset's own fn or wedge hook, as enter does). */
 SRCU__API int  srcu_gate_enter_timeout(struct srcu_gate *g, int64_t timeout_ns);
 /* Never sleeps: -EAGAIN while a reset runs, -ESHUTDOWN once shut down. */
 SRCU__API int  srcu_gate_tryenter(struct srcu_gate *g);
@@ -68,8 +72,9 @@ static inline void srcu_gate_exit(struct srcu_gate *g, int tag);
  * exclusive access, reopen, wake the users that waited.  Returns fn's
  * result, -ESHUTDOWN after shutdown, -EINVAL for NULL.  A reset requested
  * while one runs piggy-backs on it: it returns after that one ends, with
- * its result, and does not run its own fn.  Calling it from inside the
- * gate would wait for itself: that aborts with a message.
+ * that reset's result (never a later one's), and does not run its own
+ * fn.  Calling it from inside the gate, or from a reset's own fn or wedge
+ * hook, would wait for itself: that aborts with a message.
  */
 SRCU__API int  srcu_gate_reset(struct srcu_gate *g, int (*fn)(void *), void *arg);
 /*
@@ -83,7 +88,8 @@ SRCU__API int  srcu_gate_reset_timeout(struct srcu_gate *g, int (*fn)(void *), v
 				       int64_t timeout_ns, void (*wedge)(void *), void *wedge_arg);
 /* Close for good: on return no user is inside and no reset runs; every
  * later enter (and reset) gets -ESHUTDOWN; users asleep in enter are woken
- * at once with it.  0, or -EINVAL for NULL. */
+ * at once with it.  0, or -EINVAL for NULL.  From inside the gate, or a
+ * reset's own fn or wedge hook: aborts. */
 SRCU__API int  srcu_gate_shutdown(struct srcu_gate *g);
 
 SRCU__API int  srcu__gate_enter_slow(struct srcu_gate *g, int64_t timeout_ns, int may_sleep);

@@ -3,7 +3,9 @@
  * ones).  Users are read-side sections of the gate's own domain; a reset
  * is "close; synchronize_srcu; fn; reopen".  Resets are serialised by
  * reset_lock, and a reset asked for while one runs waits for that one
- * instead of running its own (i915_handle_error's piggy-backing).
+ * instead of running its own (i915_handle_error's piggy-backing).  A
+ * reset's fn and wedge hook run in the reset: a gate call there that would
+ * wait for it aborts, as one from inside the gate does.
  *
  * The ordering argument (doc/gate.md): the close is an update made before
  * synchronize_srcu(), so every section either is waited for by that grace
@@ -72,6 +74,50 @@ int srcu_gate_destroy(struct srcu_gate *g)
 	return 0;
 }
 
+/* ---- calls that would wait for themselves ---- */
+
+static void check_not_inside(struct srcu_gate *g, const char *who)
+{
+	char n[SRCU__NAME_LEN], t[64];
+
+	if (srcu__reader_self_inside(&g->srcu))
+		srcu__report_fatal("%s() called by %s from inside gate %s: it would wait for "
+			    "itself forever (leave the gate first)",
+			    who, srcu__report_thread(t, sizeof(t)), srcu__report_name(&g->srcu, n, sizeof(n)));
+}
+
+/*
+ * The resets this thread runs, innermost first: a frame lives from the
+ * close to the reopen, so fn and the wedge hook run inside it.  Only this
+ * thread reads or writes its list: no ordering.
+ */
+struct reset_frame {
+	struct srcu_gate *g;
+	struct reset_frame *outer;
+};
+static __thread struct reset_frame *resetting;
+
+static bool resetting_here(const struct srcu_gate *g)
+{
+	for (const struct reset_frame *f = resetting; f; f = f->outer)
+		if (f->g == g)
+			return true;
+	return false;
+}
+
+/* From the reset's own fn or wedge hook, a call that waits for the reset
+ * (to end, or to reopen the gate) waits for itself. */
+static void check_not_resetting(struct srcu_gate *g, const char *who)
+{
+	char n[SRCU__NAME_LEN], t[64];
+
+	if (resetting_here(g))
+		srcu__report_fatal("%s() called by %s from the fn or wedge hook of a reset of "
+			    "gate %s: it would wait for that reset, which waits for it, forever "
+			    "(call it after the reset returns)",
+			    who, srcu__report_thread(t, sizeof(t)), srcu__report_name(&g->srcu, n, sizeof(n)));
+}
+
 /* ---- entering ---- */
 
 /* A deadline past the clock's range is none: waiting that long is waiting for ever. */
@@ -85,23 +131,39 @@ static int64_t deadline_after(int64_t timeout_ns)
 	return timeout_ns > INT64_MAX - now ? -1 : now + timeout_ns;
 }
 
-/* Sleep until the gate's state moves on from s: 0, -ETIMEDOUT, -EINTR. */
+/*
+ * A sleep without a deadline still gives the futex one, NAP_NS away, and
+ * sleeps again when it passes.  After a handler installed with SA_RESTART
+ * the kernel restarts an interrupted FUTEX_WAIT that has no timeout, but
+ * never one that has (it returns EINTR whenever a handler ran): so enter
+ * reports -EINTR whatever flags the handler was installed with, as the
+ * timed enter always did.
+ */
+#define NAP_NS (3600 * (int64_t)1000000000)
+
+/* Sleep until the gate's state moves on from s: 0 (also when a nap
+ * ends), -ETIMEDOUT, -EINTR. */
 static int sleep_while_closed(struct srcu_gate *g, unsigned int s, int64_t deadline)
 {
+	int64_t until = deadline;
 	int err;
 
 	if (deadline >= 0 && srcu__backend_now_ns() >= deadline)
 		return -ETIMEDOUT;
+	if (deadline < 0)
+		until = srcu__backend_now_ns() + NAP_NS;
 	/* Seq-cst, then the futex re-checks the state: pairs with the
 	 * reopen's seq-cst state store and sleeper load in wake_sleepers(),
 	 * so either we see the new state or the reset sees us and wakes. */
 	__atomic_fetch_add(&g->sleepers, 1, __ATOMIC_SEQ_CST);
-	err = srcu__backend_futex_wait(&g->state, s, deadline, false);
+	err = srcu__backend_futex_wait(&g->state, s, until, false);
 	__atomic_fetch_sub(&g->sleepers, 1, __ATOMIC_SEQ_CST);
-	return err;
+	return err == -ETIMEDOUT && deadline < 0 ? 0 : err;
 }
 
-int srcu__gate_enter_slow(struct srcu_gate *g, int64_t timeout_ns, int may_sleep)
+/* Enter, sleeping (if may_sleep) while the gate is closed.  who: the
+ * call, for the misuse report. */
+static int enter_slow(struct srcu_gate *g, int64_t timeout_ns, int may_sleep, const char *who)
 {
 	int64_t deadline = deadline_after(timeout_ns);
 
@@ -121,33 +183,31 @@ int srcu__gate_enter_slow(struct srcu_gate *g, int64_t timeout_ns, int may_sleep
 		}
 		if (!may_sleep)
 			return -EAGAIN;
+		if (deadline < 0)   /* a timed wait ends, in -ETIMEDOUT */
+			check_not_resetting(g, who);
 		err = sleep_while_closed(g, s, deadline);
 		if (err)
 			return err;
 	}
 }
 
+int srcu__gate_enter_slow(struct srcu_gate *g, int64_t timeout_ns, int may_sleep)
+{
+	return enter_slow(g, timeout_ns, may_sleep, "srcu_gate_enter");
+}
+
 int srcu_gate_enter_timeout(struct srcu_gate *g, int64_t timeout_ns)
 {
-	return srcu__gate_enter_slow(g, timeout_ns, 1);   /* enters an open gate too */
+	/* enters an open gate too */
+	return enter_slow(g, timeout_ns, 1, "srcu_gate_enter_timeout");
 }
 
 int srcu_gate_tryenter(struct srcu_gate *g)
 {
-	return srcu__gate_enter_slow(g, -1, 0);
+	return enter_slow(g, -1, 0, "srcu_gate_tryenter");
 }
 
 /* ---- resetting ---- */
-
-static void check_not_inside(struct srcu_gate *g, const char *who)
-{
-	char n[SRCU__NAME_LEN], t[64];
-
-	if (srcu__reader_self_inside(&g->srcu))
-		srcu__report_fatal("%s() called by %s from inside gate %s: it would wait for "
-			    "itself forever (leave the gate first)",
-			    who, srcu__report_thread(t, sizeof(t)), srcu__report_name(&g->srcu, n, sizeof(n)));
-}
 
 static void wake_sleepers(struct srcu_gate *g)
 {
@@ -177,29 +237,55 @@ static void reopen_gate(struct srcu_gate *g)
 	wake_sleepers(g);
 }
 
+/*
+ * A reset that piggy-backs waits for the running one in a slot of its own
+ * stack, on g->piggies; the running reset writes its result into every
+ * slot before it wakes them.  One result word for all would be read after
+ * the wake-up, when another reset may have ended since and overwritten it.
+ */
+struct srcu__gate_piggy {
+	struct srcu__gate_piggy *next;
+	int result;
+	int done;
+};
+
 /* Wait for the reset running now; its result.  Caller holds reset_lock. */
 static int piggy_back(struct srcu_gate *g)
 {
-	unsigned long seq = g->reset_seq;
+	struct srcu__gate_piggy me = { g->piggies, 0, 0 };
 
+	g->piggies = &me;
 	/* Atomic only so that tests may watch it without the lock. */
 	__atomic_fetch_add(&g->piggy_backers, 1, __ATOMIC_RELAXED);
-	while (ULONG_CMP_LT(g->reset_done_seq, seq))
+	while (!me.done)
 		pthread_cond_wait(&g->reset_cond, &g->reset_lock);
 	__atomic_fetch_sub(&g->piggy_backers, 1, __ATOMIC_RELAXED);
-	return g->reset_result;
+	return me.result;
+}
+
+/* Give the waiting piggy-backers this reset's result.  Caller holds
+ * reset_lock, so no slot's owner returns before the list is walked. */
+static void hand_result(struct srcu_gate *g, int result)
+{
+	for (struct srcu__gate_piggy *p = g->piggies; p; p = p->next) {
+		p->result = result;
+		p->done = 1;
+	}
+	g->piggies = NULL;
 }
 
 int srcu_gate_reset_timeout(struct srcu_gate *g, int (*fn)(void *), void *arg,
 			    int64_t timeout_ns, void (*wedge)(void *), void *wedge_arg)
 {
 	struct srcu__deadline dl = { deadline_after(timeout_ns), wedge, wedge_arg };
+	struct reset_frame me;
 	unsigned long seq;
 	int result;
 
 	if (!g || !fn)
 		return -EINVAL;
 	check_not_inside(g, "srcu_gate_reset");
+	check_not_resetting(g, "srcu_gate_reset");
 	pthread_mutex_lock(&g->reset_lock);
 	if (__atomic_load_n(&g->state, __ATOMIC_RELAXED) & SRCU_GATE__SHUTDOWN) {
 		pthread_mutex_unlock(&g->reset_lock);
@@ -214,13 +300,17 @@ int srcu_gate_reset_timeout(struct srcu_gate *g, int (*fn)(void *), void *arg,
 	seq = ++g->reset_seq;
 	pthread_mutex_unlock(&g->reset_lock);
 
+	me.g = g;
+	me.outer = resetting;
+	resetting = &me;
 	close_gate(g, SRCU_GATE__CLOSED);
 	srcu__gp_synchronize_deadline(&g->srcu, wedge && dl.at_ns >= 0 ? &dl : NULL);
 	result = fn(arg);
+	resetting = me.outer;
 	reopen_gate(g);
 
 	pthread_mutex_lock(&g->reset_lock);
-	g->reset_result = result;
+	hand_result(g, result);
 	g->reset_done_seq = seq;
 	g->reset_running = 0;
 	pthread_cond_broadcast(&g->reset_cond);
@@ -238,6 +328,7 @@ int srcu_gate_shutdown(struct srcu_gate *g)
 	if (!g)
 		return -EINVAL;
 	check_not_inside(g, "srcu_gate_shutdown");
+	check_not_resetting(g, "srcu_gate_shutdown");
 	pthread_mutex_lock(&g->reset_lock);
 	close_gate(g, SRCU_GATE__CLOSED | SRCU_GATE__SHUTDOWN);
 	wake_sleepers(g);             /* the state changed: they see SHUTDOWN */

@@ -212,29 +212,124 @@ static void test_waiting_and_piggy_back(void)
 	CHECK_EQ(srcu_gate_destroy(&gate), 0);
 }
 
+/*
+ * A piggy-backer held between the wake-up of the reset it waited for and
+ * its look at the result: a signal handler that blocks runs on top of its
+ * pthread_cond_wait(), where it holds no lock, while a second reset runs
+ * and ends.  Bug caught: a piggy-backer that returns the later reset's
+ * result (one shared result word, read after the wake-up).
+ */
+static int piggy_held, release_piggy;
+
+static void hold_in_handler(int sig)
+{
+	(void)sig;
+	flag_set(&piggy_held);
+	flag_wait(&release_piggy);   /* nanosleep: async-signal-safe */
+}
+
+static void test_piggy_back_own_result(void)
+{
+	struct sigaction sa;
+	pthread_t reset, other;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = hold_in_handler;
+	sigaction(SIGUSR2, &sa, NULL);
+	gate_fresh();
+	other_fn_calls = piggy_held = release_piggy = 0;
+	start_blocking_reset(&reset);                 /* reset 1: 42 */
+	other = spawn(reset_other, NULL);
+	while (!__atomic_load_n(&gate.piggy_backers, __ATOMIC_SEQ_CST))
+		sleep_us(100);
+	/* It counted itself under the lock and released it only in
+	 * pthread_cond_wait(): once we hold the lock, it waits there. */
+	pthread_mutex_lock(&gate.reset_lock);
+	pthread_mutex_unlock(&gate.reset_lock);
+	pthread_kill(other, SIGUSR2);
+	flag_wait(&piggy_held);
+	flag_set(&release_fn);
+	CHECK_EQ(join_result(reset), 42);             /* reset 1 ended, woke it */
+	CHECK_EQ(srcu_gate_reset(&gate, other_fn, NULL), 5);   /* reset 2 */
+	flag_set(&release_piggy);
+	CHECK_EQ(join_result(other), 42);             /* reset 1's, not reset 2's */
+	CHECK_EQ(other_fn_calls, 1);                  /* reset 2's fn only */
+	CHECK_EQ(srcu_gate_destroy(&gate), 0);
+}
+
 /* ---- EINTR ---- */
 
-static void on_signal(int sig) { (void)sig; }
+static int handler_runs, enter_returned;
 
-/* Bug caught: a sleeper that ignores the signal (hangs until the reset
- * ends) or reports it as something else. */
-static void test_eintr(void)
+static void count_signal(int sig)
+{
+	(void)sig;
+	__atomic_fetch_add(&handler_runs, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Enter once: untimed (arg NULL) or with a deadline an hour off. */
+static void *enter_once(void *arg)
+{
+	int tag = arg ? srcu_gate_enter_timeout(&gate, (int64_t)3600 * 1000 * 1000 * 1000)
+		      : srcu_gate_enter(&gate);
+
+	flag_set(&enter_returned);
+	if (tag >= 0)
+		srcu_gate_exit(&gate, tag);
+	return (void *)(intptr_t)tag;
+}
+
+/*
+ * A user asleep in enter while a reset runs gets signals until enter
+ * returns: the first may land before its futex call, and then the handler
+ * runs and it sleeps on.  After each signal we wait for its handler or
+ * for enter's return, a bounded while (a sanitizer may defer handlers),
+ * so the loop always ends.  Then the reset ends: an enter that slept on
+ * through every handler gets in and returns a tag.
+ */
+static void eintr_case(int sa_flags, int timed)
 {
 	struct sigaction sa;
 	pthread_t reset, user;
+	long result;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;            /* no SA_RESTART */
+	sa.sa_handler = count_signal;
+	sa.sa_flags = sa_flags;
 	sigaction(SIGUSR1, &sa, NULL);
 	gate_fresh();
+	enter_returned = 0;
 	start_blocking_reset(&reset);
-	user = spawn(enter_and_report, NULL);
+	user = spawn(enter_once, timed ? &gate : NULL);
 	wait_sleepers(1);
-	pthread_kill(user, SIGUSR1);
-	CHECK_EQ(join_result(user), -EINTR);
+	for (int i = 0; i < 200 && !flag_get(&enter_returned); i++) {
+		int runs = flag_get(&handler_runs);
+
+		pthread_kill(user, SIGUSR1);
+		for (int j = 0; j < 100 && flag_get(&handler_runs) == runs &&
+				!flag_get(&enter_returned); j++)
+			sleep_us(100);
+	}
 	flag_set(&release_fn);
+	result = join_result(user);
+	if (result != -EINTR)
+		fprintf(stderr, "%s enter, handler with%s SA_RESTART: %ld, not -EINTR\n",
+			timed ? "timed" : "untimed", sa_flags ? "" : "out", result);
+	CHECK_EQ(result, -EINTR);
 	CHECK_EQ(join_result(reset), 42);
 	CHECK_EQ(srcu_gate_destroy(&gate), 0);
+}
+
+/* Bugs caught: a sleeper that ignores the signal (sleeps until the reset
+ * ends) or reports it as something else; an untimed enter that sleeps on
+ * after a handler installed with SA_RESTART (glibc's signal() sets it:
+ * the kernel restarts an untimed FUTEX_WAIT) where the timed one returns
+ * -EINTR. */
+static void test_eintr(void)
+{
+	for (int restart = 0; restart < 2; restart++)
+		for (int timed = 0; timed < 2; timed++)
+			eintr_case(restart ? SA_RESTART : 0, timed);
 }
 
 /* ---- shutdown ---- */
@@ -391,16 +486,133 @@ static void test_static_and_misuse(void)
 	CHECK_EQ(srcu_gate_destroy(&static_gate), 0);
 }
 
-int main(void)
+/* ---- calls from the reset's own fn or wedge hook ---- */
+
+static struct srcu_gate mgate;   /* the dying children's gate */
+static void (*misuse_call)(void);
+static int stay;
+
+static void m_reset(void) { srcu_gate_reset(&mgate, other_fn, NULL); }
+static void m_shutdown(void) { srcu_gate_shutdown(&mgate); }
+static void m_enter(void) { srcu_gate_enter(&mgate); }
+static void m_enter_forever(void) { srcu_gate_enter_timeout(&mgate, -1); }
+
+static int misuse_fn(void *arg)
+{
+	(void)arg;
+	misuse_call();
+	return 0;
+}
+
+static void misuse_wedge(void *arg)
+{
+	(void)arg;
+	misuse_call();
+}
+
+static void *stay_inside(void *arg)
+{
+	(void)arg;
+	REQUIRE(srcu_gate_enter(&mgate) >= 0);
+	flag_set(&stay);
+	for (;;)                 /* until the child aborts */
+		sleep_us(1000);
+	return NULL;
+}
+
+static void mgate_fresh(void)
+{
+	REQUIRE(srcu_gate_init(&mgate) == 0);
+	srcu_set_name(&mgate.srcu, "misuse-gate");
+}
+
+static void reset_calls_in_fn(void)
+{
+	mgate_fresh();
+	srcu_gate_reset(&mgate, misuse_fn, NULL);
+}
+
+static void reset_calls_in_wedge(void)
+{
+	mgate_fresh();
+	pthread_detach(spawn(stay_inside, NULL));
+	flag_wait(&stay);
+	srcu_gate_reset_timeout(&mgate, other_fn, NULL, 1000 * 1000L, misuse_wedge, NULL);
+}
+
+static struct srcu_gate gate2;
+
+/* What does not wait for the reset still answers from its fn. */
+static int polite_fn(void *arg)
+{
+	(void)arg;
+	CHECK_EQ(srcu_gate_tryenter(&gate), -EAGAIN);
+	CHECK_EQ(srcu_gate_enter_timeout(&gate, 1000 * 1000L), -ETIMEDOUT);
+	CHECK_EQ(srcu_gate_destroy(&gate), -EBUSY);
+	CHECK_EQ(srcu_gate_reset(&gate2, other_fn, NULL), 5);   /* another gate */
+	return 9;
+}
+
+/*
+ * Bugs caught: srcu_gate_reset(), srcu_gate_shutdown() or an untimed
+ * enter called from the reset's own fn or wedge hook that hangs silently
+ * (each waits for the reset that runs it) instead of aborting with the
+ * gate's name; a check that fires for another gate, or after the reset.
+ */
+static void test_calls_from_reset(void)
+{
+	static const struct { const char *who; void (*call)(void); } calls[] = {
+		{ "srcu_gate_reset()", m_reset },
+		{ "srcu_gate_shutdown()", m_shutdown },
+		{ "srcu_gate_enter()", m_enter },
+		{ "srcu_gate_enter_timeout()", m_enter_forever },
+	};
+	int tag;
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		misuse_call = calls[i].call;
+		CHECK(dies_saying(reset_calls_in_fn, calls[i].who, "from the fn or wedge hook",
+				  "misuse-gate", NULL));
+		CHECK(dies_saying(reset_calls_in_wedge, calls[i].who, "from the fn or wedge hook",
+				  "misuse-gate", NULL));
+	}
+	gate_fresh();
+	REQUIRE(srcu_gate_init(&gate2) == 0);
+	other_fn_calls = 0;
+	CHECK_EQ(srcu_gate_reset(&gate, polite_fn, NULL), 9);
+	tag = srcu_gate_enter(&gate);                 /* the reset is over */
+	CHECK(tag >= 0);
+	srcu_gate_exit(&gate, tag);
+	CHECK_EQ(srcu_gate_reset(&gate, other_fn, NULL), 5);
+	CHECK_EQ(other_fn_calls, 2);
+	CHECK_EQ(srcu_gate_destroy(&gate2), 0);
+	CHECK_EQ(srcu_gate_destroy(&gate), 0);
+}
+
+/* Every test, or those named on the command line. */
+static const struct { const char *name; void (*fn)(void); } tests[] = {
+	{ "exclusive", test_exclusive },
+	{ "reset_waits_for_users", test_reset_waits_for_users },
+	{ "waiting_and_piggy_back", test_waiting_and_piggy_back },
+	{ "piggy_back_own_result", test_piggy_back_own_result },
+	{ "eintr", test_eintr },
+	{ "shutdown", test_shutdown },
+	{ "shutdown_wakes_sleepers", test_shutdown_wakes_sleepers },
+	{ "wedge", test_wedge },
+	{ "static_and_misuse", test_static_and_misuse },
+	{ "calls_from_reset", test_calls_from_reset },
+};
+
+int main(int argc, char **argv)
 {
 	watchdog(60);
-	test_exclusive();
-	test_reset_waits_for_users();
-	test_waiting_and_piggy_back();
-	test_eintr();
-	test_shutdown();
-	test_shutdown_wakes_sleepers();
-	test_wedge();
-	test_static_and_misuse();
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		bool run = argc < 2;
+
+		for (int a = 1; a < argc; a++)
+			run |= strcmp(argv[a], tests[i].name) == 0;
+		if (run)
+			tests[i].fn();
+	}
 	return check_report("test_gate");
 }
