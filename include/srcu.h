@@ -209,12 +209,14 @@ struct srcu_head {
 #define SRCU_BACKLOG_DEFAULT 10000ul
 /* Run func(head) on sp's worker thread after a grace period that began
  * after the call (gathered for up to 1 ms).  Blocks while the backlog is
- * at its limit, except inside a section of sp or a callback (both would
- * wait for themselves). */
+ * at its limit, except in a callback of any domain, inside the caller's
+ * section of sp, or while any srcu_down_read*() section of sp is open
+ * (it may be the caller's): those go past the limit (doc/api.md). */
 void call_srcu(struct srcu_struct *sp, struct srcu_head *head,
 	       void (*func)(struct srcu_head *head));
 /* Wait until every callback queued on sp before the call has run.
- * Inside a section of sp or a callback: aborts (it would deadlock). */
+ * Inside a section of sp or a callback: aborts (it would deadlock).  A
+ * fork() from the waiter's signal handler: the child's copy waits on. */
 void srcu_barrier(struct srcu_struct *sp);
 /* Callbacks that may wait at once (0: SRCU_BACKLOG_DEFAULT): 0, -EINVAL. */
 int srcu_set_backlog_limit(struct srcu_struct *sp, unsigned long limit);
@@ -225,7 +227,7 @@ int srcu_set_backlog_limit(struct srcu_struct *sp, unsigned long limit);
  * grace period that began after this call has ended.  Starts nothing. */
 unsigned long get_state_synchronize_srcu(struct srcu_struct *sp);
 /* The same cookie, and that grace period will run (the worker runs it
- * when no updater does). */
+ * when no updater does; from sp's own callback, once it returns). */
 unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp);
 /* Has it ended?  Wrap-safe, except for a cookie held across (nearly) a
  * multiple of 2^(BITS_PER_LONG-2) grace periods (doc/api.md). */

@@ -12,16 +12,24 @@
  * with the domain's other updaters), and runs them in the order queued.
  *
  * Backpressure: while the backlog (queued and not yet run) is at the
- * domain's limit, call_srcu() waits for room.  Two callers may not wait,
- * since the room they wait for needs a GP that waits for them: a thread
- * inside a read-side section of the domain, and a worker thread (inside a
- * callback).  Their calls go past the limit and are counted as overruns.
+ * domain's limit, call_srcu() waits for room.  Two callers never wait:
+ * a thread that runs callbacks (any domain's worker, or a caller running
+ * one inline), since room in one domain may need another domain's worker
+ * to finish its batch (two domains whose callbacks feed each other); and
+ * a thread that may be inside a section of the domain (its own sections,
+ * or any srcu_down_read() or up/down section open, which belong to no
+ * thread), since room needs a GP that would wait for it.  Their calls go
+ * past the limit and are counted as overruns (doc/design.md, "Bound").
  *
  * Locking: a->lock protects everything in struct srcu__async but ->cursor;
  * callbacks run without it.  A domain's async pointer is installed and
  * removed under the registry lock, so that fork() (which holds the
  * registry lock) sees every live async's lock and none that cleanup is
- * freeing.
+ * freeing.  Every entry point that may create the state or start a worker
+ * (call_srcu(), start_poll_synchronize_srcu(), srcu_barrier(), and
+ * srcu_set_backlog_limit() and srcu_get_stats(), which lock it) is counted
+ * in the domain (srcu__gp_enter()), and cleanup frees it only with the
+ * domain closed to them: none holds the pointer or can start a worker.
  *
  * fork(): the child has no worker.  A batch the parent's worker had taken
  * goes back to the child's queue from ->cursor on: the callbacks that had
@@ -71,6 +79,9 @@ struct srcu__async {
 
 /* The domain whose worker this thread is, if any. */
 static __thread struct srcu_struct *worker_of;
+/* This thread runs callbacks (a worker, or call_inline()): it never waits
+ * for backlog room, in any domain. */
+static __thread unsigned int runs_callbacks;
 
 /* A shared domain's private area is in its file, the same bytes in every
  * process: a pointer there would mean another thing in each. */
@@ -109,13 +120,12 @@ static void init_work_cond(struct srcu__async *a)
 	pthread_condattr_destroy(&ca);
 }
 
-/* sp's async state, created on first use; NULL if out of memory. */
-static struct srcu__async *async_get(struct srcu_struct *sp)
+/* sp's async state, made now unless another thread did; NULL if out of
+ * memory. */
+static struct srcu__async *async_create(struct srcu_struct *sp)
 {
-	struct srcu__async *a = async_of(sp);
+	struct srcu__async *a;
 
-	if (a)
-		return a;
 	pthread_mutex_lock(&srcu__domain_registry_lock);
 	a = *async_slot(sp);
 	if (!a && (a = calloc(1, sizeof(*a))) != NULL) {
@@ -127,6 +137,20 @@ static struct srcu__async *async_get(struct srcu_struct *sp)
 		store_release(async_slot(sp), a);   /* pairs with async_of() */
 	}
 	pthread_mutex_unlock(&srcu__domain_registry_lock);
+	return a;
+}
+
+/* sp's async state, created on first use; NULL if out of memory.  The
+ * caller is counted in sp (srcu__gp_enter()), so cleanup cannot free it
+ * until the caller leaves. */
+static struct srcu__async *async_get(struct srcu_struct *sp)
+{
+	struct srcu__async *a = async_of(sp);
+
+	if (!a)
+		a = async_create(sp);
+	if (a)
+		SRCU__TORTURE_POINT(ASYNC_GOT, sp);
 	return a;
 }
 
@@ -228,7 +252,7 @@ static bool poll_needed(struct srcu_struct *sp, struct srcu__async *a, unsigned 
 		*s = load_acquire(&srcu__dom(sp)->gp_seq_needed);
 		return srcu__gp_needed(sp);
 	}
-	if (a->poll_pending && poll_state_synchronize_srcu(sp, a->poll_needed))
+	if (a->poll_pending && srcu__gp_cookie_done(sp, a->poll_needed))
 		a->poll_pending = false;
 	*s = a->poll_needed;
 	return a->poll_pending;
@@ -240,6 +264,7 @@ static void *worker_main(void *arg)
 	struct srcu__async *a = async_of(sp);
 
 	worker_of = sp;
+	runs_callbacks = 1;
 	pthread_setname_np(pthread_self(), "srcu-callbacks");
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
@@ -351,6 +376,16 @@ static bool must_not_wait(struct srcu_struct *sp)
 	return worker_of == sp || srcu__reader_self_inside(sp);
 }
 
+/* May the caller wait for room in sp's backlog?  Not if it runs
+ * callbacks: room in sp may need the batch it is running, or another
+ * domain's worker that waits for room in its own domain in turn.  Nor if
+ * it may be inside a section of sp: room needs a GP.  Asked only at the
+ * limit (an up/down domain's sums walk every thread's record). */
+static bool may_wait_for_room(struct srcu_struct *sp)
+{
+	return !runs_callbacks && !srcu__reader_maybe_inside(sp);
+}
+
 /* Without memory or a thread for a worker: the callback runs here, after
  * a GP, if the caller may wait for one. */
 static void call_inline(struct srcu_struct *sp, struct srcu_head *head)
@@ -359,23 +394,23 @@ static void call_inline(struct srcu_struct *sp, struct srcu_head *head)
 		report_self_wait(sp, "call_srcu", "(no worker thread could be started) inside a "
 				 "read-side section or callback");
 	synchronize_srcu(sp);
+	runs_callbacks++;
 	head->func(head);
+	runs_callbacks--;
 }
 
 /* call_srcu() once counted in sp (srcu__gp_enter()). */
 static void queue_callback(struct srcu_struct *sp, struct srcu_head *head)
 {
 	struct srcu__async *a = async_get(sp);
-	bool may_wait;
 
 	if (!a) {
 		call_inline(sp, head);
 		return;
 	}
-	may_wait = !must_not_wait(sp);
 	pthread_mutex_lock(&a->lock);
 	if (a->backlog >= backlog_limit(sp)) {
-		if (may_wait) {
+		if (may_wait_for_room(sp)) {
 			a->blocked++;
 			while (a->backlog >= backlog_limit(sp) && a->running)
 				pthread_cond_wait(&a->room, &a->lock);
@@ -407,10 +442,21 @@ void call_srcu(struct srcu_struct *sp, struct srcu_head *head,
 
 /* ---- srcu_barrier ---- */
 
+/* A srcu_barrier() call's entry, on its caller's stack.  The caller
+ * sleeps on done as a futex, not on a->room: a fork child (made by a
+ * signal handler of the caller, say) re-makes a->room, which would
+ * strand a thread asleep on the old one. */
 struct barrier {
 	struct srcu_head head;
-	bool done;                      /* under a->lock */
+	unsigned int done;              /* under a->lock; the caller's futex */
+	struct srcu_struct *sp;
+	struct barrier *outer;          /* the caller's next barrier out */
 };
+
+/* The srcu_barrier() calls this thread waits in, innermost first (a signal
+ * handler may wait in another): a fork child, whose only thread is the
+ * forking one, keeps these entries and drops the other threads'. */
+static __thread struct barrier *my_barriers;
 
 /* Never called: marks a barrier entry in the queue. */
 static void barrier_mark(struct srcu_head *h)
@@ -423,16 +469,28 @@ static bool is_barrier(struct srcu_head *h)
 	return h->func == barrier_mark;
 }
 
-/* Caller holds a->lock and broadcasts room. */
+/* Caller holds a->lock: the waiter re-checks done under it before it
+ * returns, so its stack frame outlives this wake. */
 static void barrier_complete(struct srcu_head *h)
 {
-	((struct barrier *)h)->done = true;
+	struct barrier *b = (struct barrier *)h;
+
+	store_relaxed(&b->done, 1);   /* the lock orders it; the futex reads it */
+	srcu__backend_futex_wake(&b->done, 1, false);
+}
+
+static bool is_mine(struct srcu_head *h)
+{
+	for (struct barrier *b = my_barriers; b; b = b->outer)
+		if (&b->head == h)
+			return true;
+	return false;
 }
 
 /* srcu_barrier() once counted in sp (srcu__gp_enter()). */
 static void barrier_wait(struct srcu_struct *sp)
 {
-	struct barrier b = { { NULL, barrier_mark }, false };
+	struct barrier b = { { NULL, barrier_mark }, 0, sp, NULL };
 	struct srcu__async *a;
 
 	/* Always, not only when callbacks are pending: the same call waits
@@ -455,8 +513,14 @@ static void barrier_wait(struct srcu_struct *sp)
 		srcu__report_fatal("srcu_barrier(): no worker thread could be started for domain %s",
 			    srcu__report_name(sp, n, sizeof(n)));
 	}
-	while (!b.done)
-		pthread_cond_wait(&a->room, &a->lock);
+	b.outer = my_barriers;
+	my_barriers = &b;
+	while (!load_relaxed(&b.done)) {
+		pthread_mutex_unlock(&a->lock);
+		(void)srcu__backend_futex_wait(&b.done, 0, -1, false);
+		pthread_mutex_lock(&a->lock);
+	}
+	my_barriers = b.outer;
 	pthread_mutex_unlock(&a->lock);
 }
 
@@ -473,7 +537,7 @@ int srcu_set_backlog_limit(struct srcu_struct *sp, unsigned long limit)
 
 	if (!sp)
 		return -EINVAL;
-	(void)srcu__domain_check(sp, "srcu_set_backlog_limit");
+	srcu__gp_enter(sp, "srcu_set_backlog_limit");   /* a live async */
 	store_relaxed(&srcu__dom(sp)->backlog_limit, limit);
 	a = async_of(sp);
 	if (a) {   /* a raised limit lets waiting callers in */
@@ -481,6 +545,7 @@ int srcu_set_backlog_limit(struct srcu_struct *sp, unsigned long limit)
 		pthread_cond_broadcast(&a->room);
 		pthread_mutex_unlock(&a->lock);
 	}
+	srcu__gp_leave(sp);
 	return 0;
 }
 
@@ -494,6 +559,15 @@ static bool own_gp_needed(struct srcu_struct *sp, struct srcu__async *a)
 	return poll_needed(sp, a, &s);
 }
 
+/*
+ * The caller (cleanup, detach) holds sp closed: no call_srcu(),
+ * start_poll_synchronize_srcu() or srcu_barrier() is inside, and none can
+ * enter, so nothing can queue, request a GP, or start a worker until the
+ * verdict.  Only the worker and its callbacks still run.  Idle, it is
+ * stopped and joined here: it reads stop before any new GP, and nothing
+ * it does waits for the closed word (its bookkeeping is uncounted, and a
+ * callback that calls in keeps the backlog non-zero: -EBUSY first).
+ */
 int srcu__async_cleanup(struct srcu_struct *sp)
 {
 	struct srcu__async *a = async_of(sp);
@@ -562,8 +636,9 @@ void srcu__async_fork_parent(struct srcu_struct *sp)
 
 /* The child's queue: the unstarted rest of a taken batch (from the
  * cursor), then the queued callbacks; srcu_barrier() entries dropped,
- * since the threads waiting on them are not in the child.  Sets the
- * backlog to what is left. */
+ * since the threads waiting on them are not in the child, but the
+ * forking thread's own (it forked from a signal handler while it
+ * waited).  Sets the backlog to what is left. */
 static void requeue_in_child(struct srcu__async *a)
 {
 	struct srcu_head *h = a->batch ? load_relaxed(&a->cursor) : NULL;
@@ -575,7 +650,7 @@ static void requeue_in_child(struct srcu__async *a)
 	for (int part = 0; part < 2; part++, h = queued) {
 		for (; h; h = next) {
 			next = h->next;
-			if (is_barrier(h))
+			if (is_barrier(h) && !is_mine(h))
 				continue;
 			h->next = NULL;
 			*a->tail = h;
@@ -602,10 +677,39 @@ static void readopt_poll(struct srcu_struct *sp, struct srcu__async *a)
 		(void)worker_ensure(sp, a);   /* without a thread: as async_kick() */
 }
 
+/* The forking thread waits in srcu_barrier() on sp (its signal handler
+ * forked): an entry of its still queued is served by a worker started
+ * now; one the parent's worker had passed (every callback before it had
+ * run) or the child dropped (a shared domain's: the parent runs those) is
+ * done.  Caller holds a->lock. */
+static void readopt_barriers(struct srcu_struct *sp, struct srcu__async *a)
+{
+	bool any = false;
+
+	for (struct barrier *b = my_barriers; b; b = b->outer) {
+		bool queued = false;
+
+		if (b->sp != sp || b->done)
+			continue;
+		for (struct srcu_head *h = a->head; h && !queued; h = h->next)
+			queued = h == &b->head;
+		if (!queued)
+			b->done = 1;   /* no wake needed: its thread is this one */
+		any |= queued;
+	}
+	if (any) {
+		a->urgent = true;
+		if (!worker_ensure(sp, a))
+			srcu__report_fatal("fork() child: no worker thread could be started "
+				    "for the srcu_barrier() that the forking thread waits in");
+	}
+}
+
 /* The child has no worker: what is left goes on its queue, and the next
  * call_srcu() or srcu_barrier() in the child starts a worker for it (a
- * pending polled request starts one at once).  The parent's worker may
- * have been waiting for a GP: not the child's. */
+ * pending polled request, or the forking thread's own srcu_barrier(),
+ * starts one at once).  The parent's worker may have been waiting for a
+ * GP: not the child's. */
 void srcu__async_fork_child(struct srcu_struct *sp)
 {
 	struct srcu__async *a = *async_slot(sp);
@@ -628,6 +732,7 @@ void srcu__async_fork_child(struct srcu_struct *sp)
 		a->running = false;
 		readopt_poll(sp, a);
 	}
+	readopt_barriers(sp, a);
 	/* Waiters on these lived in other threads, gone with them. */
 	init_work_cond(a);
 	pthread_cond_init(&a->room, NULL);
@@ -636,15 +741,18 @@ void srcu__async_fork_child(struct srcu_struct *sp)
 
 void srcu__async_stats(struct srcu_struct *sp, struct srcu_stats *st)
 {
-	struct srcu__async *a = async_of(sp);
+	struct srcu__async *a;
 
-	if (!a)
-		return;
-	pthread_mutex_lock(&a->lock);
-	st->callbacks_queued = a->queued;
-	st->callbacks_invoked = a->invoked;
-	st->backlog = a->backlog;
-	st->backlog_blocked = a->blocked;
-	st->backlog_overruns = a->overruns;
-	pthread_mutex_unlock(&a->lock);
+	srcu__gp_enter(sp, "srcu_get_stats");   /* a live async */
+	a = async_of(sp);
+	if (a) {
+		pthread_mutex_lock(&a->lock);
+		st->callbacks_queued = a->queued;
+		st->callbacks_invoked = a->invoked;
+		st->backlog = a->backlog;
+		st->backlog_blocked = a->blocked;
+		st->backlog_overruns = a->overruns;
+		pthread_mutex_unlock(&a->lock);
+	}
+	srcu__gp_leave(sp);
 }

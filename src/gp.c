@@ -1289,6 +1289,14 @@ static bool cookie_done(unsigned long cur, unsigned long s)
 	       ULONG_CMP_LT(cur, s - (3 * SRCU__SEQ_STATE_MASK + 1));
 }
 
+bool srcu__gp_cookie_done(struct srcu_struct *sp, unsigned long cookie)
+{
+	/* SRCU_GET_STATE_COMPLETED: low bits 01, which no srcu__seq_snap()
+	 * has (its low bits are 00), done whatever gp_seq holds. */
+	return cookie == SRCU_GET_STATE_COMPLETED ||
+	       cookie_done(load_acquire(&srcu__dom(sp)->gp_seq), cookie);
+}
+
 unsigned long get_state_synchronize_srcu(struct srcu_struct *sp)
 {
 	unsigned long s;
@@ -1306,10 +1314,7 @@ bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie)
 	srcu__gp_enter(sp, "poll_state_synchronize_srcu");
 	if (SRCU__BUSTED(EARLYPOLL))
 		cookie -= SRCU__SEQ_ONE;   /* one grace period early */
-	/* SRCU_GET_STATE_COMPLETED: low bits 01, which no srcu__seq_snap()
-	 * has (its low bits are 00), done whatever gp_seq holds. */
-	done = cookie == SRCU_GET_STATE_COMPLETED ||
-	       cookie_done(load_acquire(&srcu__dom(sp)->gp_seq), cookie);
+	done = srcu__gp_cookie_done(sp, cookie);
 	if (done) {
 		/* F, as at the end of synchronize(): what the caller does next
 		 * (free the object) is ordered after the grace period. */

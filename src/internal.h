@@ -537,6 +537,11 @@ SRCU__HIDDEN extern unsigned int srcu__reader_count;
 /* Does the calling thread hold a read-side section of sp?  Signal-safe
  * against handlers' sections on this thread. */
 SRCU__HIDDEN bool srcu__reader_self_inside(struct srcu_struct *sp);
+/* May the calling thread be inside a section of sp, so that a wait for
+ * sp's next GP could wait for itself?  Its own sections as above, and,
+ * since srcu_down_read() and up/down sections belong to no thread, any
+ * such section open on sp (conservative: maybe another thread's). */
+SRCU__HIDDEN bool srcu__reader_maybe_inside(struct srcu_struct *sp);
 /* Shared block b is being detached: every record's page of it goes back
  * to private memory (its slot was released by the caller).  Sections of
  * this process on it: false, nothing done. */
@@ -622,6 +627,11 @@ SRCU__HIDDEN void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s);
 SRCU__HIDDEN void srcu__gp_unlock(struct srcu_struct *sp);
 /* A request for the GP that completes the polled cookie s. */
 SRCU__HIDDEN void srcu__gp_request(struct srcu_struct *sp, unsigned long s);
+/* Has the GP that cookie names ended?  poll_state_synchronize_srcu()'s
+ * answer without its count in sp or its fence F: for the worker's
+ * bookkeeping under its lock, which may not wait for a cleanup's verdict
+ * (that cleanup takes the lock). */
+SRCU__HIDDEN bool srcu__gp_cookie_done(struct srcu_struct *sp, unsigned long cookie);
 /* An update-side call enters sp (checked live; NULL and misuse reported,
  * naming who) and leaves it: cleanup_srcu_struct() returns -EBUSY while
  * any is inside.  Cleanup closes sp to new callers while it decides
@@ -651,9 +661,10 @@ SRCU__HIDDEN void srcu__gp_check_forked(struct srcu_struct *sp, const char *who)
 
 /* ---- async.c ---- */
 
-/* For cleanup_srcu_struct(): -EBUSY while callbacks are pending or the
- * worker waits for a GP, else stop and free the worker.  Called before
- * cleanup takes gp_lock (the worker may need it to finish). */
+/* For cleanup_srcu_struct() and srcu_shared_detach(): -EBUSY while
+ * callbacks are pending or the worker waits for a GP, else stop the
+ * worker and free the state.  Called with sp closed to update-side
+ * callers (srcu__gp_close()): none can start a worker again meanwhile. */
 SRCU__HIDDEN int srcu__async_cleanup(struct srcu_struct *sp);
 /* Has sp call_srcu() state (made by a callback or a polled request)? */
 SRCU__HIDDEN bool srcu__async_active(struct srcu_struct *sp);

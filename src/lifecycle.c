@@ -85,10 +85,38 @@ static void unbind(struct srcu_struct *sp, unsigned int id)
 	srcu__domain_unbind(sp, id);
 }
 
+/* The verdict on sp, closed to update-side callers: drain (callbacks
+ * pending or a GP for the worker: -EBUSY), stop and free the worker,
+ * then, under gp_lock, no reader on either index: unbound. */
+static int decide(struct srcu_struct *sp, unsigned int id)
+{
+	int err = srcu__async_cleanup(sp);   /* callbacks pending: -EBUSY */
+
+	if (err)
+		return err;
+	if (!srcu__gp_trylock(sp))
+		return -EBUSY;            /* a grace period is running */
+	/* A signal handler of this thread (let in while the word is closed,
+	 * gp.c) may have made async state again since. */
+	if (srcu__async_active(sp) ||
+	    !srcu__gp_readers_done(sp, 0) || !srcu__gp_readers_done(sp, 1))
+		err = -EBUSY;             /* callbacks again, or readers inside */
+	else
+		unbind(sp, id);
+	srcu__gp_unlock(sp);   /* wakes a waiter that read gp_lock held */
+	return err;
+}
+
+/*
+ * One ordered protocol (doc/design.md, "Teardown"): close the domain to
+ * update-side callers first, so that none is inside and none can enter
+ * (one that arrives waits for the verdict); then drain and stop the
+ * callback worker, which nothing can restart; then free and unbind.
+ */
 int cleanup_srcu_struct(struct srcu_struct *sp)
 {
 	unsigned int id;
-	int err = 0;
+	int err;
 
 	if (!sp)
 		return -EINVAL;
@@ -103,28 +131,14 @@ int cleanup_srcu_struct(struct srcu_struct *sp)
 	}
 	if (load_relaxed(&srcu__domain_table[id]) != sp)
 		return -EINVAL;
-	err = srcu__async_cleanup(sp);   /* callbacks pending: -EBUSY */
-	if (!err && !srcu__gp_trylock(sp))
-		err = -EBUSY;             /* a grace period is running */
-	if (err) {
-		srcu__report_keep_name(sp);   /* as below */
-		return err;
-	}
+	srcu__gp_check_forked(sp, "cleanup_srcu_struct()");
 	if (!srcu__gp_close(sp)) {
 		err = -EBUSY;             /* an update-side call is inside */
 	} else {
 		SRCU__TORTURE_POINT(CLEANUP_CLOSED, sp);
-		/* Closed: no update-side call is inside or can enter until
-		 * reopened.  One that came and went since the async cleanup
-		 * left callbacks or a polled request, and so an async again. */
-		if (srcu__async_active(sp) ||
-		    !srcu__gp_readers_done(sp, 0) || !srcu__gp_readers_done(sp, 1))
-			err = -EBUSY;     /* callbacks again, or readers inside */
-		else
-			unbind(sp, id);
+		err = decide(sp, id);
 		srcu__gp_reopen(sp);      /* callers waiting see the verdict */
 	}
-	srcu__gp_unlock(sp);   /* wakes a synchronize that arrived meanwhile */
 	if (!err)
 		srcu__hb_gp_end(id);   /* race detectors: the caller may free sp now */
 	else

@@ -742,6 +742,34 @@ bool srcu__reader_self_inside(struct srcu_struct *sp)
 	return open > 0;
 }
 
+/* Is any srcu_down_read() section open on a normal domain's shared
+ * counters?  Unlocks read first, as in srcu_up_read(). */
+static bool down_open(struct srcu_struct *sp)
+{
+	struct srcu__domain *d = srcu__dom(sp);
+
+	for (int idx = 0; idx < 2; idx++) {
+		unsigned long u = load_acquire(&d->down_unlock[idx]);
+
+		if ((long)(load_acquire(&d->down_lock[idx]) - u) > 0)
+			return true;
+	}
+	return false;
+}
+
+/* Is any section of up/down domain sp open (maybe the caller's)? */
+static bool updown_any_open(struct srcu_struct *sp)
+{
+	return srcu__reader_updown_open(sp, 0) + srcu__reader_updown_open(sp, 1) > 0;
+}
+
+bool srcu__reader_maybe_inside(struct srcu_struct *sp)
+{
+	if (srcu__reader_updown(srcu__id_of(sp)))
+		return updown_any_open(sp);
+	return srcu__reader_self_inside(sp) || down_open(sp);
+}
+
 bool srcu_read_lock_held(struct srcu_struct *sp)
 {
 	/* False for a domain never used, cleaned up, or not a domain.  An
@@ -751,7 +779,7 @@ bool srcu_read_lock_held(struct srcu_struct *sp)
 	if (!sp || !srcu__domain_live(sp))
 		return false;
 	if (srcu__reader_updown(srcu__id_of(sp)))
-		return srcu__reader_updown_open(sp, 0) + srcu__reader_updown_open(sp, 1) > 0;
+		return updown_any_open(sp);
 	return srcu__reader_self_inside(sp);
 }
 

@@ -558,23 +558,24 @@ int srcu_shared_detach(struct srcu_struct *sp)
 	if (b < 0)
 		return -EINVAL;
 	srcu__gp_check_forked(sp, "srcu_shared_detach()");
-	err = srcu__async_cleanup(sp);   /* callbacks pending: -EBUSY */
-	if (err)
-		return err;
 	pthread_mutex_lock(&attach_lock);
 	/* Closed to this process's update-side callers while it decides, as
-	 * cleanup_srcu_struct() closes a private domain: a thread inside
-	 * synchronize_srcu() (waiting for another process's grace period)
-	 * would have the file unmapped under it. */
+	 * cleanup_srcu_struct() closes a private domain, and first: a thread
+	 * inside synchronize_srcu() (waiting for another process's grace
+	 * period) would have the file unmapped under it, and a call_srcu()
+	 * could start a worker on the async state being freed. */
 	if (!srcu__gp_close(sp)) {
 		pthread_mutex_unlock(&attach_lock);
 		return -EBUSY;
 	}
-	if (load_acquire(&srcu__dom(sp)->gp_lock) == srcu__shm_self() ||
-	    !srcu__reader_shared_idle((unsigned int)b)) {
+	err = srcu__async_cleanup(sp);   /* callbacks pending: -EBUSY */
+	if (!err && (load_acquire(&srcu__dom(sp)->gp_lock) == srcu__shm_self() ||
+		     !srcu__reader_shared_idle((unsigned int)b)))
+		err = -EBUSY;
+	if (err) {
 		srcu__gp_reopen(sp);
 		pthread_mutex_unlock(&attach_lock);
-		return -EBUSY;
+		return err;
 	}
 	srcu__domain_detach_shared(srcu__shm_block_id((unsigned int)b));
 	srcu__reader_unmap_shared((unsigned int)b);

@@ -86,6 +86,10 @@ enum srcu__torture_point {
 					   * arg: struct srcu__torture_stat, whose pid
 					   * and start the hook may change, as an
 					   * emulator answering the open itself would */
+	SRCU_TORTURE_POINT_ASYNC_GOT,     /* async.c: call_srcu() or
+					   * start_poll_synchronize_srcu() holds the
+					   * domain's async state (async_get()), not
+					   * yet locked; arg: the domain */
 };
 
 /* What shared_file.c read from a stat file: the path, its field 1 (pid)

@@ -17,12 +17,22 @@
  * cleanup may call them while cleanup holds the domain closed.  Bug
  * caught: the handler waited for cleanup's verdict, which its own thread
  * could not give until the handler returned: a spin for ever.
+ *
+ * Also (cleanup_while_async_held(), issue 35): a call_srcu() or
+ * start_poll_synchronize_srcu() held after it has found the domain's
+ * callback state (the ASYNC_GOT point), before it locks it.  Bug caught:
+ * cleanup stopped the worker and freed that state before it closed the
+ * domain, so the call went on to lock freed memory and start a worker on
+ * it, and the callback was lost (srcu_barrier() found no state and
+ * returned at once).  Cleanup now closes first: -EBUSY, nothing freed.
  */
 #include "check.h"
 #include "../src/internal.h"
 
 static struct srcu_struct dom;
 static int hold, held, release_it;
+static int hold_async;   /* the next ASYNC_GOT on dom is held */
+static int cb_runs;
 
 static int signal_in_window;
 static unsigned long handler_cookie;
@@ -41,9 +51,12 @@ static void at_point(enum srcu__torture_point p, void *arg)
 		raise(SIGUSR1);   /* the handler runs here, inside the window */
 		return;
 	}
-	if (p != SRCU_TORTURE_POINT_UPDATE_ENTERED || arg != &dom)
+	if (arg != &dom)
 		return;
-	if (__atomic_exchange_n(&hold, 0, __ATOMIC_SEQ_CST)) {
+	if ((p == SRCU_TORTURE_POINT_UPDATE_ENTERED &&
+	     __atomic_exchange_n(&hold, 0, __ATOMIC_SEQ_CST)) ||
+	    (p == SRCU_TORTURE_POINT_ASYNC_GOT &&
+	     __atomic_exchange_n(&hold_async, 0, __ATOMIC_SEQ_CST))) {
 		flag_set(&held);
 		flag_wait(&release_it);
 	}
@@ -52,6 +65,7 @@ static void at_point(enum srcu__torture_point p, void *arg)
 static void cb(struct srcu_head *h)
 {
 	(void)h;
+	__atomic_fetch_add(&cb_runs, 1, __ATOMIC_SEQ_CST);
 }
 
 static void *call(void *arg)
@@ -106,6 +120,40 @@ static void cleanup_while_inside(int which)
 		sleep_ms(1);               /* a polled request the worker still serves */
 }
 
+/* Cleanup while call `which` (call_srcu or start_poll) holds the domain's
+ * callback state, which an idle worker has, unlocked. */
+static void cleanup_while_async_held(int which)
+{
+	static struct srcu_head warm;
+	pthread_t t;
+	int err;
+
+	REQUIRE(init_srcu_struct_named(&dom, "cleanup-async") == 0);
+	call_srcu(&dom, &warm, cb);   /* a worker, idle after the barrier */
+	srcu_barrier(&dom);
+	held = release_it = cb_runs = 0;
+	flag_set(&hold_async);
+	t = spawn(call, (void *)(uintptr_t)which);
+	flag_wait(&held);
+	err = cleanup_srcu_struct(&dom);
+	if (err != -EBUSY)
+		fprintf(stderr, "cleanup_srcu_struct() with %s() holding the callback state: "
+			"%d, not -EBUSY\n", names[which], err);
+	CHECK_EQ(err, -EBUSY);
+	flag_set(&release_it);
+	join(t);
+	if (err == 0)
+		return;
+	srcu_barrier(&dom);
+	if (which == 3 && cb_runs != 1)
+		fprintf(stderr, "call_srcu() during a busy cleanup: its callback ran %d times, "
+			"not once (lost with the freed state?)\n", cb_runs);
+	CHECK_EQ(cb_runs, which == 3 ? 1 : 0);
+	while ((err = cleanup_srcu_struct(&dom)) == -EBUSY)
+		sleep_ms(1);               /* a polled request the worker still serves */
+	CHECK_EQ(err, 0);
+}
+
 /* A polled call from a signal handler of the thread inside cleanup's
  * closed window: it returns, and the cleanup goes on to succeed. */
 static void cleanup_in_handler_window(void)
@@ -125,6 +173,8 @@ int main(void)
 	srcu__torture_point = at_point;
 	for (int which = 0; which < 7; which++)
 		cleanup_while_inside(which);
+	cleanup_while_async_held(3);
+	cleanup_while_async_held(5);
 	cleanup_in_handler_window();
 	return check_report("test_cleanup_race");
 }
