@@ -126,6 +126,7 @@ torture: all
 	$(BUILD)/srcu-torture --flavor busted-handovernowake --duration 20 --stop-on-fail | grep -q '^FAIL: '
 	$(BUILD)/srcu-torture --flavor busted-paceunbounded --duration 20 --stop-on-fail | grep -qE '^(FAIL|SKIP): '
 	$(BUILD)/srcu-torture --processes 3 --duration $(TORTURE_S) --json $(BUILD)/torture-processes.json
+	$(BUILD)/srcu-torture --processes 3 --cotenant --duration 20
 	$(BUILD)/srcu-torture --processes 3 --flavor busted-discardlive --duration 20 --stop-on-fail | grep -q '^FAIL: '
 	@echo "make torture: correct flavour passed, busted flavours caught"
 

@@ -99,6 +99,7 @@ static void usage(int status)
 		"                    [--expedited-ratio R] [--seed X] [--flavor F] [--json FILE]\n"
 		"                    [--reader-delay PERMILLE] [--stop-on-fail] [--no-chaos] [--stall S]\n"
 		"                    [--signal-storm] [--fork-storm] [--processes N] [--no-fork]\n"
+		"                    [--cotenant]\n"
 		"                    [--liveness-margin S]\n"
 		"flavors: srcu busted-nosync busted-onescan busted-nofence busted-cbnowait\n"
 		"         busted-earlypoll busted-earlyfence busted-latejoin\n"
@@ -140,6 +141,7 @@ static void parse_options(int argc, char **argv)
 		{ "fork-storm", no_argument, 0, 'F' },
 		{ "processes", required_argument, 0, 'p' },
 		{ "no-fork", no_argument, 0, 'N' },
+		{ "cotenant", no_argument, 0, 'c' },
 		{ "liveness-margin", required_argument, 0, 'L' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -167,6 +169,7 @@ static void parse_options(int argc, char **argv)
 		case 'T': cfg.stall_s = atof(optarg); stall_set = true; break;
 		case 'p': cfg.processes = atoi(optarg); break;
 		case 'N': cfg.no_fork = true; break;
+		case 'c': cfg.cotenant = true; break;
 		case 'L': cfg.liveness_margin_s = atof(optarg); break;
 		case 'h': usage(0); break;
 		default: usage(2);
@@ -178,6 +181,10 @@ static void parse_options(int argc, char **argv)
 		fprintf(stderr, "srcu-torture: --processes takes 1..%d processes of up to %d "
 			"readers, and up to %d writers in all\n", P_MAX_PROCS, P_MAX_THREADS,
 			P_MAX_WRITERS);
+		usage(2);
+	}
+	if (cfg.cotenant && !cfg.processes) {
+		fprintf(stderr, "srcu-torture: --cotenant needs --processes\n");
 		usage(2);
 	}
 	if (cfg.flavor == SRCU_TORTURE_DISCARDLIVE && !cfg.processes) {

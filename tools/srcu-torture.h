@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "srcu.h"
 
@@ -156,6 +157,7 @@ struct torture_config {
 	double stall_s;              /* a writer without progress this long: FAIL */
 	int processes;               /* reader processes (torture-procs.c); 0: threads */
 	double liveness_margin_s;    /* the oracle's margin (torture-live.c) */
+	bool cotenant;               /* --processes: a co-tenant rewrites the file */
 };
 
 extern struct torture_config cfg;
@@ -280,5 +282,16 @@ void live_stop(void);
 #define P_MAX_THREADS 16
 #define P_MAX_WRITERS 32
 int procs_main(void);
+
+/* torture-shared.c: issue 34's scenarios beside a --processes run (a
+ * process of their own, forked by the supervisor: concurrent creators,
+ * crash of every attached process, detach racing synchronize), and the
+ * --cotenant run (the whole run, its exit status). */
+int shared_setup(void);
+pid_t shared_start(void);
+void shared_finish(pid_t pid);
+void shared_report(void);
+void shared_json(FILE *f);
+int cotenant_main(void);
 
 #endif /* SRCU_TORTURE_TOOL_H */

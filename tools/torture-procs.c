@@ -799,6 +799,7 @@ static void procs_report_more(const struct totals *t)
 	       t->recycled);
 	if (A->stalls)
 		printf("stall reports: %lu\n", A->stalls);
+	shared_report();
 }
 
 static void procs_json_more(FILE *f, const struct totals *t)
@@ -812,6 +813,7 @@ static void procs_json_more(FILE *f, const struct totals *t)
 		A->recoveries_exited, t->reader_gps, t->long_sleeps, A->max_kill_gp_ns / 1e6, A->stalls);
 	fprintf(f, "  \"poisoned_reads\": %lu, \"aged_reads\": %lu, \"recycled_reads\": %lu,\n",
 		t->poisoned, t->aged, t->recycled);
+	shared_json(f);
 }
 
 /* A line for each concern, as thread_ops (torture-threads.c). */
@@ -827,7 +829,7 @@ static const struct torture_ops procs_ops = {
 
 /* Wait for the torture process, printing progress; then for the reader
  * processes it left (ours as the subreaper), killing what remains. */
-static void supervise(pid_t tpid)
+static void supervise(pid_t tpid, pid_t spid)
 {
 	int64_t deadline = run->start_ns + (int64_t)((cfg.duration_s + 2 * cfg.stall_s + 30) * 1e9);
 	int64_t next = run->start_ns, stopped_at = 0, waited;
@@ -865,6 +867,7 @@ static void supervise(pid_t tpid)
 	else if (r == tpid && WIFEXITED(status) && WEXITSTATUS(status) != 0 && !run->failures)
 		torture_fail("the torture process exited with status %d", WEXITSTATUS(status));
 	torture_stop();
+	shared_finish(spid);
 	/* Orphaned readers see their parent gone within 10 ms, finish the
 	 * sections in flight (30 ms at most) and exit. */
 	for (waited = 0; waited < 3000; waited += 10) {
@@ -902,12 +905,17 @@ static int arena_init(void)
 
 int procs_main(void)
 {
-	pid_t tpid;
+	pid_t tpid, spid;
 
+	if (cfg.cotenant) {
+		if (arena_init() != 0)
+			return 2;
+		return cotenant_main();
+	}
 	ops = &procs_ops;
 	ndoms = cfg.domains < P_MAX_DOMAINS ? cfg.domains : P_MAX_DOMAINS;
 	cfg.domains = ndoms;
-	if (arena_init() != 0)
+	if (arena_init() != 0 || shared_setup() != 0)
 		return 2;
 	run->start_ns = now_ns();
 	snprintf(run->backend, sizeof(run->backend), "%s", srcu_backend());
@@ -930,6 +938,8 @@ int procs_main(void)
 	}
 	if (tpid == 0)
 		torture_process();
-	supervise(tpid);
+	/* Issue 34's scenarios, on files of their own, beside the run. */
+	spid = shared_start();
+	supervise(tpid, spid);
 	return torture_report();
 }
