@@ -124,6 +124,7 @@ torture: all
 		--readers 1 --writers 8 --expedited-ratio 1 --async-writers 0 --poll-writers 0 \
 		| grep -q '^FAIL: '
 	$(BUILD)/srcu-torture --flavor busted-handovernowake --duration 20 --stop-on-fail | grep -q '^FAIL: '
+	$(BUILD)/srcu-torture --flavor busted-freeatcall --duration 10 --stop-on-fail | grep -q '^FAIL: chain: '
 	$(BUILD)/srcu-torture --flavor busted-paceunbounded --duration 20 --stop-on-fail | grep -qE '^(FAIL|SKIP): '
 	$(BUILD)/srcu-torture --processes 3 --duration $(TORTURE_S) --json $(BUILD)/torture-processes.json
 	$(BUILD)/srcu-torture --processes 3 --cotenant --duration 20

@@ -44,15 +44,19 @@
  *
  * Liveness (torture-live.c, threads mode): every grace-period wait must
  * end within 3 x the longest section open meanwhile + --liveness-margin
- * (default 3 s); a watchdog reports those in flight too.
+ * (default 3 s); a watchdog reports those in flight too.  Chaos's
+ * call_srcu() chains (torture-chain.c) add each callback's wait, polled
+ * cookies and srcu_barrier() calls to what it judges.
  *
  * Flavours: srcu (the library as built), busted-nosync, busted-onescan,
  * busted-nofence, busted-cbnowait, busted-earlypoll, busted-earlyfence,
  * busted-latejoin (deliberately broken grace periods, fences, callbacks
  * and cookies: the test of the test), busted-handovernowake and
  * busted-paceunbounded (grace periods that never end: caught by the
- * liveness oracle; the second with the membarrier backend only), and with
- * --processes busted-discardlive (live processes taken for dead).  Exit
+ * liveness oracle; the second with the membarrier backend only), with
+ * --processes busted-discardlive (live processes taken for dead), and
+ * busted-freeatcall, a bug of the tool's own: torture-chain.c frees an
+ * object when it calls call_srcu() instead of in its last callback.  Exit
  * status 0 only without failure; the last line is PASS or FAIL: <reason>.
  *
  * SPDX-License-Identifier: MIT
@@ -77,18 +81,20 @@ struct torture_config cfg = {
 
 /* ---- options ---- */
 
-static const struct { const char *name; int flavor; } flavors[] = {
-	{ "srcu", SRCU_TORTURE_CORRECT },
-	{ "busted-nosync", SRCU_TORTURE_NOSYNC },
-	{ "busted-onescan", SRCU_TORTURE_ONESCAN },
-	{ "busted-nofence", SRCU_TORTURE_NOFENCE },
-	{ "busted-cbnowait", SRCU_TORTURE_CBNOWAIT },
-	{ "busted-earlypoll", SRCU_TORTURE_EARLYPOLL },
-	{ "busted-earlyfence", SRCU_TORTURE_EARLYFENCE },
-	{ "busted-discardlive", SRCU_TORTURE_DISCARDLIVE },   /* --processes only */
-	{ "busted-latejoin", SRCU_TORTURE_LATEJOIN },
-	{ "busted-handovernowake", SRCU_TORTURE_HANDOVERNOWAKE },
-	{ "busted-paceunbounded", SRCU_TORTURE_PACEUNBOUNDED },   /* membarrier backend */
+static const struct { const char *name; int flavor, tool; } flavors[] = {
+	{ "srcu", SRCU_TORTURE_CORRECT, TOOL_CORRECT },
+	{ "busted-nosync", SRCU_TORTURE_NOSYNC, TOOL_CORRECT },
+	{ "busted-onescan", SRCU_TORTURE_ONESCAN, TOOL_CORRECT },
+	{ "busted-nofence", SRCU_TORTURE_NOFENCE, TOOL_CORRECT },
+	{ "busted-cbnowait", SRCU_TORTURE_CBNOWAIT, TOOL_CORRECT },
+	{ "busted-earlypoll", SRCU_TORTURE_EARLYPOLL, TOOL_CORRECT },
+	{ "busted-earlyfence", SRCU_TORTURE_EARLYFENCE, TOOL_CORRECT },
+	{ "busted-discardlive", SRCU_TORTURE_DISCARDLIVE, TOOL_CORRECT },   /* --processes only */
+	{ "busted-latejoin", SRCU_TORTURE_LATEJOIN, TOOL_CORRECT },
+	{ "busted-handovernowake", SRCU_TORTURE_HANDOVERNOWAKE, TOOL_CORRECT },
+	{ "busted-paceunbounded", SRCU_TORTURE_PACEUNBOUNDED, TOOL_CORRECT },   /* membarrier backend */
+	/* The tool's own bug (the library as built): its chain check fails. */
+	{ "busted-freeatcall", SRCU_TORTURE_CORRECT, TOOL_FREEATCALL },
 };
 
 static void usage(int status)
@@ -104,7 +110,8 @@ static void usage(int status)
 		"flavors: srcu busted-nosync busted-onescan busted-nofence busted-cbnowait\n"
 		"         busted-earlypoll busted-earlyfence busted-latejoin\n"
 		"         busted-handovernowake busted-paceunbounded\n"
-		"         busted-discardlive (--processes)\n");
+		"         busted-discardlive (--processes)\n"
+		"         busted-freeatcall (the tool's own bug; threads mode with chaos)\n");
 	exit(status);
 }
 
@@ -113,6 +120,7 @@ static void parse_flavor(const char *s)
 	for (size_t i = 0; i < sizeof(flavors) / sizeof(flavors[0]); i++)
 		if (!strcmp(s, flavors[i].name)) {
 			cfg.flavor = flavors[i].flavor;
+			cfg.tool_busted = flavors[i].tool;
 			cfg.flavor_name = flavors[i].name;
 			return;
 		}
@@ -190,6 +198,11 @@ static void parse_options(int argc, char **argv)
 	if (cfg.flavor == SRCU_TORTURE_DISCARDLIVE && !cfg.processes) {
 		fprintf(stderr, "srcu-torture: busted-discardlive breaks shared domains only: "
 			"it needs --processes\n");
+		usage(2);
+	}
+	if (cfg.tool_busted && (cfg.processes || !cfg.chaos)) {
+		fprintf(stderr, "srcu-torture: busted-freeatcall breaks chaos's call_srcu() "
+			"chains: it needs the threads mode with chaos\n");
 		usage(2);
 	}
 	if (cfg.no_fork && (cfg.fork_storm || cfg.processes)) {

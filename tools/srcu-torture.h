@@ -16,6 +16,9 @@
  *                       signals to blocked updaters, a reader that exits
  *                       inside its section, id exhaustion
  *   torture-tso.c       a store buffer for lock counts, drained by membarrier
+ *   torture-chain.c     chaos's call_srcu() chains across domains at a small
+ *                       backlog limit, polled calls, srcu_barrier() and
+ *                       cleanup with re-init racing them (issue 35)
  *   torture-live.c      the liveness oracle (every grace period ends within
  *                       a bound), its watchdog, and the workload it judges
  *
@@ -158,6 +161,13 @@ struct torture_config {
 	int processes;               /* reader processes (torture-procs.c); 0: threads */
 	double liveness_margin_s;    /* the oracle's margin (torture-live.c) */
 	bool cotenant;               /* --processes: a co-tenant rewrites the file */
+	int tool_busted;             /* a bug of the tool's own (enum tool_busted) */
+};
+
+/* Flavours that break the tool, not the library: the test of its checks. */
+enum tool_busted {
+	TOOL_CORRECT = 0,
+	TOOL_FREEATCALL,         /* torture-chain.c frees at call_srcu(), not in the callback */
 };
 
 extern struct torture_config cfg;
@@ -275,6 +285,21 @@ void live_gp_end(int token);
 void live_start(void (*hang)(void), bool load);
 void live_stop_load(void);
 void live_stop(void);
+
+/* torture-chain.c (threads mode, with chaos): chain_setup() before any
+ * thread (it installs a torture point), chain_start() with chaos, and
+ * chain_stop() after torture_stop(), while the watchdog still runs. */
+struct chain_stats {
+	unsigned long calls, hops, handoffs, chains_done, callbacks, cookies, barriers, reads;
+	unsigned long bad_reads, backlog_blocked, backlog_overruns;
+	unsigned long cleanups_ok, cleanups_busy, cleanup_skipped, held_calls, drain_rounds;
+};
+extern struct chain_stats chain;
+void chain_setup(void);
+void chain_start(void);
+void chain_stop(void);
+void chain_report(void);
+void chain_json(FILE *f);
 
 /* torture-procs.c: the whole run with --processes (cfg.readers threads in
  * each of cfg.processes reader processes); the exit status. */

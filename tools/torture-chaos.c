@@ -23,6 +23,9 @@
  *     call_srcu() worker is part-way through a batch of slow callbacks;
  *     the child runs srcu_barrier(), and a callback that runs twice, in
  *     the child or the parent, fails the run;
+ *   - call_srcu() chains (torture-chain.c): callbacks that hand their
+ *     object on to another domain at a small backlog limit, polled
+ *     calls, srcu_barrier(), and cleanup with re-init racing them;
  *   - init_srcu_struct() failure: the id space is exhausted on purpose,
  *     -ENOMEM is checked, then every domain is cleaned up (nothing may
  *     leak: the ASan run's LeakSanitizer would say so).
@@ -514,10 +517,12 @@ void chaos_start(void)
 		pthread_create(&chaos_threads[nchaos++], NULL, fork_storm,
 			       (void *)(uintptr_t)(cfg.seed + 11));
 	}
+	chain_start();
 }
 
 void chaos_stop(void)
 {
+	chain_stop();
 	for (int i = 0; i < nchaos; i++)
 		pthread_join(chaos_threads[i], NULL);
 	chaos.signals = __atomic_load_n(&signals_handled, __ATOMIC_RELAXED);

@@ -266,6 +266,8 @@ static void thr_report_more(const struct totals *t)
 		       lv(&live.handovers_held), lv(&live.handovers_slept_on),
 		       lv(&live.paced_gps), lv(&live.expedite_current));
 	if (cfg.chaos)
+		chain_report();
+	if (cfg.chaos)
 		printf("chaos: %lu domains churned, %lu threads churned, %lu forks, %lu signals "
 		       "to updaters, %lu sections in signal handlers, ids exhausted after %lu "
 		       "domains, exit inside a section %s\n",
@@ -291,6 +293,8 @@ static void thr_json_more(FILE *f, const struct totals *t)
 		chaos.domains_churned, chaos.threads_churned, chaos.forks, chaos.signals,
 		chaos.handler_sections, chaos.ids_exhausted_at,
 		chaos.exit_inside_reported ? "true" : "false");
+	if (cfg.chaos)
+		chain_json(f);
 }
 
 /* A line for each concern: objects, sections, failures, the monitor, the
@@ -418,6 +422,8 @@ int threads_main(void)
 	reader_threads = calloc((size_t)cfg.readers, sizeof(*reader_threads));
 	if (!rstats || !reader_threads)
 		return 2;
+	if (cfg.chaos)
+		chain_setup();   /* its torture point, before any thread */
 	start_threads();
 	torture_monitor();
 	torture_stop();
