@@ -1,0 +1,12 @@
+/*
+ * urcu/urcu-signal.h of libsrcu's liburcu drop-in: liburcu's signal flavour (liburcu-signal) is not provided (the
+ * drop-in has liburcu's default flavour, memb, only).  This header stops the
+ * compile, naming what is missing, rather than let the program mix the
+ * drop-in with another RCU library unnoticed.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SRCU_URCU_DROPIN_URCU_URCU_SIGNAL_H
+#define SRCU_URCU_DROPIN_URCU_URCU_SIGNAL_H
+#error "libsrcu's liburcu drop-in provides liburcu's memb flavour (<urcu.h>, <urcu/urcu-memb.h>) only: <urcu/urcu-signal.h> (signal flavour (liburcu-signal)) is not provided; build this program against liburcu itself (doc/urcu.md)"
+#endif
