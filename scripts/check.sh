@@ -29,6 +29,7 @@ dirs_of() {
 	case $1 in
 	test) echo "$BUILD" ;;
 	asan|tsan|clang) echo "$BUILD-$1" ;;
+	check-cross-ci) echo build-cross-aarch64 build-cross-armhf ;;
 	check-cross*) ls -d build-cross-* 2>/dev/null ;;
 	esac
 }
@@ -42,6 +43,21 @@ reason() {
 	on && out && NF { print; exit }' "$1/Testing/Temporary/LastTest.log" 2>/dev/null
 }
 
+# skipped_in LOG DIR...: a line per test LOG's ctest run skipped, with
+# the reason the test printed (from the first DIR whose last run has it).
+skipped_in() {
+	log=$1; shift
+	[ -f "$log" ] || return 0
+	for name in $(sed -n 's/^[[:space:]]*[0-9][0-9]* - \([^ ]*\) (\(Skipped\|Not Run\|Disabled\))$/\1/p' "$log" | sort -u); do
+		why=""
+		for d in "$@"; do
+			why=$(reason "$d" "$name")
+			[ -n "$why" ] && { why="$why [$d]"; break; }
+		done
+		printf '    %s: %s: %s\n' "$s" "$name" "${why:-no message (see its build directory's Testing/Temporary/LastTest.log)}"
+	done
+}
+
 printf '' >"$LOGS/summary"
 for s in "$@"; do
 	i=$((i + 1))
@@ -53,16 +69,14 @@ for s in "$@"; do
 	if [ "$rc" = 0 ]; then result=passed; else result="FAILED (exit $rc)"; fi
 	echo "== make check [$i/$n] $s: $result in $(mmss $((t1 - t0))) (total $(mmss $((t1 - t_start))))"
 	printf '  %-16s %-18s %s\n' "$s" "$result" "$(mmss $((t1 - t0)))" >>"$LOGS/summary"
-	# ctest's skipped tests ("NN - name (Skipped)" after "did not run")
-	# and the scripts' own SKIP lines.
-	for name in $(sed -n 's/^[[:space:]]*[0-9][0-9]* - \([^ ]*\) (\(Skipped\|Not Run\|Disabled\))$/\1/p' "$LOGS/$s.log" | sort -u); do
-		why=""
-		for d in $(dirs_of "$s"); do
-			why=$(reason "$d" "$name")
-			[ -n "$why" ] && { why="$why [$d]"; break; }
-		done
-		printf '    %s: %s: %s\n' "$s" "$name" "${why:-no message (see its build directory's Testing/Temporary/LastTest.log)}" >>"$LOGS/skipped"
-	done
+	# ctest's skipped tests ("NN - name (Skipped)" after "did not run"):
+	# in the suite's output, or, for the cross suites, in each
+	# build-cross-ARCH/check-cross-ctest.log (check-cross.sh keeps ctest's
+	# output there); then the scripts' own SKIP lines.
+	case $s in
+	check-cross*) for d in $(dirs_of "$s"); do skipped_in "$d/check-cross-ctest.log" "$d"; done ;;
+	*) skipped_in "$LOGS/$s.log" $(dirs_of "$s") ;;
+	esac >>"$LOGS/skipped"
 	grep -E '^[a-z_-]+(\([a-z]+\))?: SKIP' "$LOGS/$s.log" | sort -u | while read -r line; do
 		printf '    %s: %s\n' "$s" "$line"
 	done >>"$LOGS/skipped"
@@ -84,7 +98,7 @@ if [ "${rc:-1}" != 0 ]; then
 fi
 if [ $i -lt $n ]; then exit 1; fi
 if [ "$skips" -gt 0 ]; then
-	echo "make check: all suites passed, with $skips skipped (listed above: install what they name to run them)"
+	echo "make check: all suites passed, with $skips skipped (listed above, each with its reason)"
 else
 	echo "make check: all suites passed, nothing skipped"
 fi
