@@ -21,7 +21,7 @@
 # stops at once and prints the exact command to run.  Idempotent: nothing
 # is installed, and no package list fetched, when all are present.
 # Another apt or dpkg holding the package locks (unattended-upgrades, a
-# second apt-get) is waited for, saying so every 30 s, for up to
+# second apt-get) is waited for, saying so within 10 s and every 30 s, for up to
 # DEPS_LOCK_WAIT seconds (default 900) before giving up.
 #
 # SPDX-License-Identifier: MIT
@@ -90,7 +90,7 @@ apt_get() {
 	said=0
 	while :; do
 		err=$(mktemp)
-		if $run apt-get -o DPkg::Lock::Timeout=30 "$@" 2>"$err"; then
+		if $run apt-get -o DPkg::Lock::Timeout=10 "$@" 2>"$err"; then
 			rm -f "$err"; return 0
 		else
 			rc=$?
@@ -99,7 +99,9 @@ apt_get() {
 		if grep -q -E 'Could not get lock|Unable to acquire|Unable to lock|is held by process' "$err" &&
 		   [ "$waited" -lt "$LOCK_WAIT" ]; then
 			if [ $((waited - said)) -ge 30 ] || [ "$said" = 0 ]; then
-				echo "deps: waiting for another apt/dpkg to release its lock ($(grep -o -m1 'held by process [0-9]* *([^)]*)' "$err" || echo 'a lock is held')); ${waited} s of up to ${LOCK_WAIT} s" >&2
+				lock=$(grep -o -m1 '/var/[a-z/_-]*lock[a-z-]*' "$err" || echo 'a package lock')
+				who=$(grep -o -m1 'held by process [0-9]* *([^)]*)' "$err" || echo 'held by another apt or dpkg')
+				echo "deps: waiting for $lock ($who): ${waited} s so far, up to ${LOCK_WAIT} s (DEPS_LOCK_WAIT)" >&2
 				said=$((waited > 0 ? waited : 1))
 			fi
 			rm -f "$err"; sleep 3; continue
