@@ -1,7 +1,11 @@
-# Thin wrapper over CMake.  `make check` installs what the suites need
-# (scripts/deps.sh), builds and runs every test, then the same suite under
-# ASan+UBSan and under TSan, then a clang build, then the Spin model and
-# the litmus tests, then the aarch64 and armhf suites under qemu-user.
+# Thin wrapper over CMake.  `make check` installs everything the suites
+# need first (scripts/deps.sh check, waiting out another apt's lock),
+# builds and runs every test, then the same suite under ASan+UBSan and
+# under TSan, then a clang build, then the Spin model and the litmus
+# tests, then the aarch64 and armhf suites under qemu-user: a line as each
+# suite starts and ends, with its time, and a summary that lists every
+# test skipped and why (scripts/check.sh).  `make test` (one build, one
+# suite) is the quick loop.
 BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE   ?= cmake
@@ -26,8 +30,7 @@ test: all
 
 check:
 	$(DEPS) check
-	$(MAKE) --no-print-directory test asan tsan clang model check-cross-ci
-	@echo "make check: all suites passed"
+	@MAKE="$(MAKE)" BUILD="$(BUILD)" scripts/check.sh test asan tsan clang model check-cross-ci
 
 # Every test again under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan:

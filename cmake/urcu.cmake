@@ -48,6 +48,47 @@ if(SRCU_HAVE_URCU)
   set_target_properties(srcu_urcu_static PROPERTIES OUTPUT_NAME srcu-urcu
     POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden
     ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+  # The liburcu drop-in (doc/urcu.md, "Switching with one variable"):
+  # headers under liburcu's names (include/srcu-urcu/) and pkg-config
+  # modules under liburcu's names in a directory of their own, so that
+  # PKG_CONFIG_PATH=<that directory> moves a program that finds liburcu
+  # through pkg-config onto libsrcu-urcu, and nothing else ever finds them.
+  # Self-contained (no Requires): the real liburcu-cds, whose flags they
+  # carry, would otherwise be looked up in their own directory.  The build
+  # tree has a set too, with its own paths and an rpath to its libraries.
+  set(SRCU_URCU_DROPIN_MODULES liburcu liburcu-memb liburcu-cds)
+  string(REPLACE ";" " " DROPIN_URCU_CFLAGS "${URCU_CDS_CFLAGS}")
+  string(REPLACE ";" " " DROPIN_URCU_LIBS "${URCU_CDS_LDFLAGS}")
+  function(srcu_urcu_dropin_pc dir)
+    foreach(DROPIN_MODULE ${SRCU_URCU_DROPIN_MODULES})
+      if(DROPIN_MODULE STREQUAL "liburcu-cds")
+        set(DROPIN_WHAT "liburcu's data structures (liburcu-cds) with the default flavour")
+      else()
+        set(DROPIN_WHAT "liburcu's default (memb) flavour")
+      endif()
+      configure_file(${PROJECT_SOURCE_DIR}/cmake/liburcu-dropin.pc.in ${dir}/${DROPIN_MODULE}.pc @ONLY)
+    endforeach()
+  endfunction()
+  set(SRCU_URCU_DROPIN_PCDIR ${CMAKE_BINARY_DIR}/srcu-urcu/pkgconfig CACHE INTERNAL
+    "The build tree's liburcu drop-in modules")
+  set(DROPIN_PREFIX ${CMAKE_BINARY_DIR})
+  set(DROPIN_LIBDIR ${CMAKE_BINARY_DIR})
+  set(DROPIN_INCLUDEDIR ${PROJECT_SOURCE_DIR}/include)
+  set(DROPIN_HEADERS ${PROJECT_SOURCE_DIR}/include/srcu-urcu)
+  set(DROPIN_RPATH "-Wl,-rpath,${CMAKE_BINARY_DIR} ")
+  srcu_urcu_dropin_pc(${SRCU_URCU_DROPIN_PCDIR})
+  if(SRCU_INSTALL)
+    file(RELATIVE_PATH DROPIN_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/srcu-urcu/pkgconfig ${CMAKE_INSTALL_PREFIX})
+    set(DROPIN_PREFIX "\${pcfiledir}/${DROPIN_TO_PREFIX}")
+    set(DROPIN_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+    set(DROPIN_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+    set(DROPIN_HEADERS "\${includedir}/srcu-urcu")
+    set(DROPIN_RPATH "")
+    srcu_urcu_dropin_pc(${CMAKE_BINARY_DIR}/srcu-urcu/installed)
+    install(DIRECTORY include/srcu-urcu/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/srcu-urcu)
+    install(DIRECTORY ${CMAKE_BINARY_DIR}/srcu-urcu/installed/
+      DESTINATION ${CMAKE_INSTALL_LIBDIR}/srcu-urcu/pkgconfig)
+  endif()
   if(SRCU_INSTALL)
     file(RELATIVE_PATH SRCU_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
     configure_file(srcu-urcu.pc.in ${CMAKE_BINARY_DIR}/srcu-urcu.pc @ONLY)

@@ -17,9 +17,13 @@
  * synchronize_rcu(), call_rcu(), rcu_barrier(), defer_rcu(), the call_rcu
  * data API, rcu_flavor -- all on srcu_urcu_domain.  Link with
  * `pkg-config --libs srcu-urcu` (-lsrcu-urcu -lsrcu -lurcu-common), plus
- * -lurcu-cds for the data structures.  Define SRCU_URCU_NO_COMPAT to get
- * only the flavours, next to a liburcu flavour of your own; <urcu.h> (or
- * the flavour's header) must then come first.
+ * -lurcu-cds for the data structures.  Or change nothing: the liburcu
+ * drop-in (include/srcu-urcu/, whose urcu.h is this header, and pkg-config
+ * modules named liburcu, liburcu-memb and liburcu-cds in
+ * <libdir>/srcu-urcu/pkgconfig) moves a program that finds liburcu through
+ * pkg-config with PKG_CONFIG_PATH alone (doc/urcu.md).  Define
+ * SRCU_URCU_NO_COMPAT to get only the flavours, next to a liburcu flavour
+ * of your own; <urcu.h> (or the flavour's header) must then come first.
  *
  * What differs from liburcu (doc/urcu.md has the whole list):
  *  - Read sections may sleep and block, and a slow reader of one domain

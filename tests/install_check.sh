@@ -70,8 +70,10 @@ fi
 # The README's install paragraph ("`make` alone builds ...") names every
 # header, pkg-config file and library that is installed.
 para=$(sed -n '/^`make` alone builds/,/^$/p' "$DOCDIR/README.md" | tr '\n' ' ')
-for f in $(cd "$PREFIX/include" && find . -name '*.h*' | sed 's|^\./||') \
-	 $(find "$PREFIX" -name '*.pc' -exec basename {} \;) \
+# The liburcu drop-in's directories are named as directories.
+for f in $(cd "$PREFIX/include" && find . -path ./srcu-urcu -prune -o -name '*.h*' -print | sed 's|^\./||') \
+	 $(find "$PREFIX" -path '*/srcu-urcu/pkgconfig' -prune -o -name '*.pc' -print | xargs -n1 basename) \
+	 $([ -d "$PREFIX/include/srcu-urcu" ] && echo include/srcu-urcu/ srcu-urcu/pkgconfig/) \
 	 $(find "$PREFIX" -name 'lib*.so' -exec basename {} .so \;); do
 	echo "$para" | grep -q -F "\`$f" ||
 		{ echo "install_check: README's install paragraph omits the installed $f"; exit 1; }

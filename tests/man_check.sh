@@ -116,7 +116,10 @@ cpp_names() {
 	}' "$@" | sort -u
 }
 
-headers=$(find "$INC" -name '*.h' | sort)
+# The liburcu drop-in's headers (include/srcu-urcu/) are liburcu's names,
+# documented by liburcu; doc/urcu.md and srcu_urcu_flavor(3) say what
+# differs.
+headers=$(find "$INC" -path "$INC/srcu-urcu" -prune -o -name '*.h' -print | sort)
 names=$(c_names $headers)
 [ -f "$INC/srcu.hpp" ] && names="$names
 $(cpp_names "$INC/srcu.hpp")"
