@@ -327,8 +327,10 @@ static void report_stall(struct srcu_struct *sp, int idx, struct srcu__stall_wat
 		h.exited = (long)s.down_readers;
 		s.down_readers = srcu__reader_updown_open(sp, idx);
 	}
-	store_relaxed(&d->stat_stalls, load_relaxed(&d->stat_stalls) + 1);
 	deliver(sp, &s, &h);
+	/* Counted once made: a caller that sees the count sees the report
+	 * (the default one is written by then). */
+	store_relaxed(&d->stat_stalls, load_relaxed(&d->stat_stalls) + 1);
 }
 
 /* ---- deadlock probes ---- */
