@@ -176,7 +176,9 @@ int live_gp_begin(const char *what, int who)
 		struct gp_slot *g = &gp_slots[i];
 		int free_slot = 0;
 
-		if (__atomic_compare_exchange_n(&g->owner, &free_slot, 1, false, __ATOMIC_RELAXED,
+		/* Acquire pairs with live_gp_end()'s release of owner: the
+		 * last wait's accesses to the slot come before ours. */
+		if (__atomic_compare_exchange_n(&g->owner, &free_slot, 1, false, __ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED)) {
 			hint = i;
 			/* Relaxed stores, and loads in judge(): a watchdog that
@@ -232,7 +234,7 @@ void live_gp_end(int token)
 		return;
 	g = &gp_slots[token];
 	now = now_ns();
-	begun = g->begun;
+	begun = __atomic_load_n(&g->begun, __ATOMIC_RELAXED);   /* the watchdog reads it too */
 	judge(g, begun, now, true);
 	__atomic_fetch_add(&live.waits, 1, __ATOMIC_RELAXED);
 	store_max(&live.longest_wait_ns, now - begun);
