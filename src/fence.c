@@ -197,6 +197,15 @@ static void unlock(struct service *fs)
 	event_bump(fs);   /* a caller not yet served takes over */
 }
 
+/* Sleep until fs's event moves from ev, or the deadline.  Pairs with
+ * event_bump(): the sleeper count rises before the futex wait. */
+static void sleep_on_event(struct service *fs, unsigned int ev, int64_t deadline_ns)
+{
+	__atomic_fetch_add(&fs->sleepers, 1, __ATOMIC_SEQ_CST);
+	srcu__backend_futex_wait(&fs->event, ev, deadline_ns, false);
+	__atomic_fetch_sub(&fs->sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
 /* Wait for the running membarrier to end or the lock to be freed, or
  * until the deadline (CLOCK_MONOTONIC ns). */
 static void wait_fence(struct service *fs, unsigned long s, unsigned int ev, int64_t deadline_ns)
@@ -211,9 +220,7 @@ static void wait_fence(struct service *fs, unsigned long s, unsigned int ev, int
 			srcu__cpu_relax();
 		}
 	} while (srcu__backend_now_ns() - start < FENCE_SPIN_NS);
-	__atomic_fetch_add(&fs->sleepers, 1, __ATOMIC_SEQ_CST);
-	srcu__backend_futex_wait(&fs->event, ev, deadline_ns, false);
-	__atomic_fetch_sub(&fs->sleepers, 1, __ATOMIC_SEQ_CST);
+	sleep_on_event(fs, ev, deadline_ns);
 }
 
 /* The seq value that serves a caller who read seq: the end of the first
@@ -324,11 +331,8 @@ unsigned int srcu__fence_event(void)
 
 void srcu__fence_sleep(unsigned int ev, int64_t deadline_ns)
 {
-	/* Pairs with event_bump() (the end of every membarrier) and
-	 * srcu__fence_kick(): increment, then sleep. */
-	__atomic_fetch_add(&private_fs.sleepers, 1, __ATOMIC_SEQ_CST);
-	srcu__backend_futex_wait(&private_fs.event, ev, deadline_ns, false);
-	__atomic_fetch_sub(&private_fs.sleepers, 1, __ATOMIC_SEQ_CST);
+	/* Woken by the end of every membarrier and by srcu__fence_kick(). */
+	sleep_on_event(&private_fs, ev, deadline_ns);
 }
 
 void srcu__fence_kick(void)

@@ -652,14 +652,19 @@ void srcu__gp_report_dead(struct srcu_struct *sp, const struct srcu__shm_dead *d
 	}
 }
 
-/* Balance and free the slots of dead processes (caller holds gp_lock),
- * and report each (doc/shared.md, "Dead owners"). */
+/* Balance and free the slots of dead processes (caller holds gp_lock):
+ * how many of them dead[] (SRCU__DEAD_REPORTS_MAX) holds to report. */
+static unsigned int recover_collect(struct srcu_struct *sp, struct srcu__shm_dead *dead)
+{
+	return srcu__shm_recover(srcu__shm_block(srcu__id_of(sp)), dead, SRCU__DEAD_REPORTS_MAX);
+}
+
+/* The same, and report each (doc/shared.md, "Dead owners"). */
 static void recover_dead(struct srcu_struct *sp)
 {
 	struct srcu__shm_dead dead[SRCU__DEAD_REPORTS_MAX];
 
-	srcu__gp_report_dead(sp, dead, srcu__shm_recover(srcu__shm_block(srcu__id_of(sp)), dead,
-							 SRCU__DEAD_REPORTS_MAX));
+	srcu__gp_report_dead(sp, dead, recover_collect(sp, dead));
 }
 
 /* The next wait of a doubling backoff, up to DEAD_CHECK_MAX_NS. */
@@ -910,7 +915,7 @@ int srcu__gp_recover_shared(struct srcu_struct *sp, struct srcu__shm_dead *dead)
 
 	if (!srcu__gp_trylock(sp) && !take_over(sp))
 		return -1;
-	n = srcu__shm_recover(srcu__shm_block(srcu__id_of(sp)), dead, SRCU__DEAD_REPORTS_MAX);
+	n = recover_collect(sp, dead);
 	srcu__gp_unlock(sp);
 	return (int)n;
 }

@@ -172,12 +172,6 @@ static void forget_block(unsigned int b, struct srcu_struct *closed)
 #define RECOVER_TRIES    100
 #define RECOVER_PAUSE_NS (10 * 1000 * 1000L)
 
-/* The process's first slot.  When none is free or idle, the slots of
- * dead processes that died inside a section are still counted open; only
- * a GP-lock holder balances them (srcu__shm_recover()), and a file whose
- * every attached process died has no GP to do it: the attacher does
- * (srcu__gp_recover_shared()), then tries again.  A live holder's
- * grace period recovers them too; the attacher waits for it, a while. */
 /* Dead processes an attach recovered, reported once attach_lock is
  * released: the stall handler that reports them may call attach, reserve
  * or detach itself. */
@@ -187,6 +181,12 @@ struct dead_reports {
 	unsigned int n;
 };
 
+/* The process's first slot.  When none is free or idle, the slots of
+ * dead processes that died inside a section are still counted open; only
+ * a GP-lock holder balances them (srcu__shm_recover()), and a file whose
+ * every attached process died has no GP to do it: the attacher does
+ * (srcu__gp_recover_shared()), then tries again.  A live holder's
+ * grace period recovers them too; the attacher waits for it, a while. */
 static int reserve_first(unsigned int b, struct dead_reports *dr)
 {
 	struct timespec pause = { 0, RECOVER_PAUSE_NS };
