@@ -111,7 +111,7 @@ static SRCU__NORETURN void report_bad_id(struct srcu_struct *sp, bool dead,
 
 	if (dead)
 		srcu__report_fatal("%s() on domain %s after cleanup_srcu_struct() "
-			    "(or after a failed init_srcu_struct())",
+			    "(or srcu_shared_detach(), or a failed init_srcu_struct())",
 			    who, srcu__report_name(sp, n, sizeof(n)));
 	srcu__report_fatal("%s() on domain %s, which was never initialized "
 		    "(call init_srcu_struct() or use SRCU_INITIALIZER)",

@@ -683,7 +683,7 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 	srcu__stall_watch_init(sp, &watch);
 	if (shared(sp))
 		dead_check = now_ns() + dead_interval;
-	store_relaxed(waiting, 1);
+	store_relaxed(waiting, load_relaxed(waiting) | SRCU__WAIT_SLEEPING);
 	/* W: pairs with W in srcu_read_unlock(): each unlock after this
 	 * fence sees the flag and wakes us; each one before it is counted
 	 * by the scans below.  A shared domain's flag is in its file, seen
@@ -716,14 +716,22 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 
 static void wait_readers(struct srcu_struct *sp, int idx, struct srcu__deadline *dl)
 {
+	unsigned int *waiting = srcu__gp_waiting(srcu__id_of(sp), idx);
 	bool exp;
 
 	if (srcu__gp_readers_done(sp, idx))
 		return;
+	/* A shared domain's readers in other processes count on the index
+	 * their process last read from the file: ask those on idx to take
+	 * the file's, the other one (liveness only: no fence; the unlock
+	 * sees the flag soon enough, and at the latest after fence W of a
+	 * sleep). */
+	if (shared(sp))
+		store_relaxed(waiting, SRCU__WAIT_MOVE);
 	exp = gp_exp(sp);   /* perhaps since the GP began */
-	if (spin_until_done(sp, idx, exp ? EXP_SPIN_NS : SPIN_NS, exp ? EXP_YIELD_NS : 0))
-		return;
-	sleep_until_done(sp, idx, dl);
+	if (!spin_until_done(sp, idx, exp ? EXP_SPIN_NS : SPIN_NS, exp ? EXP_YIELD_NS : 0))
+		sleep_until_done(sp, idx, dl);
+	store_relaxed(waiting, 0);
 }
 
 /* ---- one grace period (caller holds gp_lock) ---- */
@@ -777,8 +785,12 @@ static void gp_event_bump(struct srcu_struct *sp)
 
 static void flip(struct srcu_struct *sp)
 {
+	uint16_t *index = srcu__index_word(sp);
+
 	srcu__smp_mb();  /* E: the SCAN1 sums before the flip (redundant, cheap) */
-	store_relaxed(&sp->lock_word, (uint16_t)(load_relaxed(&sp->lock_word) ^ 1));
+	store_relaxed(index, (uint16_t)(load_relaxed(index) ^ 1));
+	if (shared(sp))   /* this process's readers move at once */
+		srcu__shm_index_refresh(srcu__shm_block(srcu__id_of(sp)));
 	srcu__smp_mb();  /* D: the flip before the SCAN2 sums and their fence A */
 }
 

@@ -53,19 +53,21 @@
 #define store_relaxed(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
-/* A domain's id (its slot in reader tables) and current index, from the
- * two read-side words readers use (srcu/impl.h). */
+/* A domain's id (its slot in reader tables), from its slot word
+ * (srcu/impl.h).  Its current index: srcu__cur_idx(), below. */
 static inline unsigned int srcu__id_of(const struct srcu_struct *sp)
 {
 	return __atomic_load_n(&sp->slot_word, __ATOMIC_RELAXED) / SRCU__SLOT_WORDS;
 }
 
-static inline int srcu__cur_idx(const struct srcu_struct *sp)
-{
-	return (int)(__atomic_load_n(&sp->lock_word, __ATOMIC_RELAXED) & 1);
-}
-
-/* Domain id's grace-period waiting flag for index idx, and its futex word. */
+/* Domain id's grace-period waiting flag for index idx, and its futex
+ * word.  The flag's bits: a GP sleeps on the index (an unlock on it
+ * wakes the GP); a shared domain's GP waits for the index to drain (an
+ * unlock on it makes its process take the file's index:
+ * srcu__shm_index_refresh()).  Any bit sends the inline unlock to
+ * srcu__wake_gp(). */
+#define SRCU__WAIT_SLEEPING 1u
+#define SRCU__WAIT_MOVE     2u
 static inline unsigned int *srcu__gp_waiting(unsigned int id, int idx)
 {
 	return &srcu__gp_waits[id * SRCU__SLOT_WORDS + (unsigned int)(idx & 1)];
@@ -373,6 +375,15 @@ static inline unsigned int srcu__shm_block_id(unsigned int b)
 
 /* This process's attachment of block b (NULL hdr: none). */
 struct srcu__shm_att {
+	/* The domain as this process's callers name it (*spp of attach and
+	 * init): its read-side words are this process's own, so that
+	 * whoever else writes the file cannot choose the word of this
+	 * process's counter table that its inline read side counts at
+	 * (doc/shared.md, "Permissions").  Its slot word is the block's;
+	 * its lock word's index is the file's as this process last read it
+	 * (srcu__shm_index_refresh()); its engine state is the file's
+	 * (srcu__dom()). */
+	struct srcu_struct handle __attribute__((aligned(64)));
 	struct srcu__shm_header *hdr;   /* the whole file, mapped */
 	unsigned long len;
 	unsigned int slots;             /* the slot count validated at attach */
@@ -383,9 +394,64 @@ struct srcu__shm_att {
 };
 SRCU__HIDDEN extern struct srcu__shm_att srcu__shm_att[SRCU__SHARED_BLOCKS];
 
+/* Block b's domain as this process names it (its handle, above), and
+ * the domain in its file, whose read-side words nothing reads after
+ * attach but the index bit. */
 static inline struct srcu_struct *srcu__shm_domain(unsigned int b)
 {
+	return &srcu__shm_att[b].handle;
+}
+
+static inline struct srcu_struct *srcu__shm_file_domain(unsigned int b)
+{
 	return srcu__shm_domain_at(srcu__shm_att[b].hdr);
+}
+
+/* sp's engine state: its own private part, or a shared domain's in the
+ * file (the handle's own part, zero, once detached: a use after detach
+ * is reported by the checks, not faulted on). */
+static inline struct srcu__domain *srcu__dom(struct srcu_struct *sp)
+{
+	unsigned int id = srcu__id_of(sp);
+	struct srcu__shm_header *h;
+
+	if (srcu__id_shared(id) && (h = load_acquire(&srcu__shm_att[srcu__shm_block(id)].hdr)))
+		return srcu__dom_area(srcu__shm_domain_at(h));
+	return srcu__dom_area(sp);
+}
+
+/* The word whose low bit is sp's current index, which a grace period
+ * flips: sp's lock word, a shared domain's in the file (every process's
+ * readers read it there). */
+static inline uint16_t *srcu__index_word(struct srcu_struct *sp)
+{
+	unsigned int id = srcu__id_of(sp);
+	struct srcu__shm_header *h;
+
+	if (srcu__id_shared(id) && (h = load_acquire(&srcu__shm_att[srcu__shm_block(id)].hdr)))
+		return &srcu__shm_domain_at(h)->lock_word;
+	return &sp->lock_word;
+}
+
+/* Block b's handle takes the file's index: after this process flips it,
+ * and when a reader here unlocks on an index a grace period waits for
+ * (doc/design.md, "Liveness").  A stale index is safe (a section counts
+ * on the index it names, and every scan sums both); it only keeps the
+ * grace periods that wait for that index waiting for this process. */
+static inline void srcu__shm_index_refresh(unsigned int b)
+{
+	struct srcu__shm_att *a = &srcu__shm_att[b];
+	struct srcu__shm_header *h = load_acquire(&a->hdr);
+
+	if (h)
+		store_relaxed(&a->handle.lock_word,
+			      (uint16_t)(load_relaxed(&a->handle.slot_word) |
+					 (load_relaxed(&srcu__shm_domain_at(h)->lock_word) & 1u)));
+}
+
+static inline int srcu__cur_idx(struct srcu_struct *sp)
+{
+	return (int)(__atomic_load_n(srcu__index_word(sp), __ATOMIC_RELAXED) & 1);
 }
 
 /* This process's owner word (pid | start time << 32), or 0 if its start

@@ -107,8 +107,9 @@ _Static_assert(sizeof(struct srcu__domain) <= SRCU__PRIVATE_SIZE,
 _Static_assert(sizeof(struct srcu_struct) == 64 + SRCU__PRIVATE_SIZE,
 	       "sizeof(struct srcu_struct) is the documented ABI size");
 
-/* sp's private part. */
-static inline struct srcu__domain *srcu__dom(struct srcu_struct *sp)
+/* The private part of the srcu_struct at sp: a private domain's engine
+ * state.  A shared domain's is in its file: srcu__dom() (internal.h). */
+static inline struct srcu__domain *srcu__dom_area(struct srcu_struct *sp)
 {
 	return (struct srcu__domain *)(void *)sp->srcu__private;
 }

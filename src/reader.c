@@ -515,13 +515,21 @@ static int read_lock_slow(struct srcu_struct *sp, unsigned int used)
 	const char *op = lock_op(used);
 	unsigned int id = srcu__domain_id(sp, op);
 	struct srcu__record *r = my_record();
+	bool fast;
 	int idx;
 
 	check_kind(sp, used, op);
-	if (fast_path_on(r))   /* the fast path now succeeds */
-		return used == SRCU__KIND_ANY ? srcu_read_lock(sp) :
-			(int)((uintptr_t)srcu__read_lock_fast_kind(sp, used) & 1);
+	fast = fast_path_on(r);   /* after it, as inline: load the index, count */
 	idx = srcu__cur_idx(sp);
+	if (fast) {
+		/* The fast path's count, in the word the inline lock would
+		 * have taken from sp's lock word.  A shared domain's handle
+		 * sends every lock here: its index is the file's, its slot
+		 * word this process's own (internal.h, srcu__shm_att). */
+		srcu__lock_word_kind((unsigned long *)srcu__slots,
+				     id * SRCU__SLOT_WORDS + (unsigned int)idx, used);   /* B */
+		return idx;
+	}
 	SRCU__READ_LOCK_HOOK();
 	if ((long)count_mb(&r->slots[id].lock[idx]) >= 0)   /* B: pairs with A */
 		note_reader(id, &r->slots[id].lock[idx]);
@@ -601,6 +609,16 @@ void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 
 void srcu__wake_gp(unsigned int id)
 {
+	if (srcu__id_shared(id)) {
+		/* This process's readers leave the index the GP waits for. */
+		srcu__shm_index_refresh(srcu__shm_block(id));
+		/* No GP sleeps: nothing to wake.  One that sets its flag now
+		 * sees our count (its fence W after the flag, our W before
+		 * these loads: store buffering). */
+		if (!((load_relaxed(srcu__gp_waiting(id, 0)) | load_relaxed(srcu__gp_waiting(id, 1))) &
+		      SRCU__WAIT_SLEEPING))
+			return;
+	}
 	/* Seq-cst RMW: orders our unlock count before the bump, so that a
 	 * grace period that sees the bump also sees the count (it loads the
 	 * futex word with acquire before its scan). */

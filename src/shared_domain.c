@@ -164,6 +164,25 @@ static void forget_block(unsigned int b, struct srcu_struct *closed)
 	munmap(was.hdr, was.len);
 	close(was.fd);
 	memset(a, 0, sizeof(*a));
+	/* The handle a caller may still hold: dead, so that a use after
+	 * detach is reported (zero would be a static domain's first use). */
+	a->handle.slot_word = SRCU__ID_DEAD * SRCU__SLOT_WORDS;
+	a->handle.lock_word = SRCU__ID_DEAD * SRCU__SLOT_WORDS;
+}
+
+/* Block b's handle (srcu__shm_att): its read-side words this process's
+ * own (the block's slot word, the file's index), the kind every shared
+ * domain has, the name copied from the file (checked printable where it
+ * is printed). */
+static void handle_init(unsigned int b)
+{
+	struct srcu_struct *hp = srcu__shm_domain(b), *file = srcu__shm_file_domain(b);
+
+	memset(hp, 0, sizeof(*hp));
+	hp->srcu__reader_kind = SRCU__KIND_ANY;
+	memcpy(hp->srcu__name_buf, file->srcu__name_buf, sizeof(hp->srcu__name_buf) - 1);
+	hp->slot_word = (uint16_t)(srcu__shm_block_id(b) * SRCU__SLOT_WORDS);
+	srcu__shm_index_refresh(b);
 }
 
 /* How long an attacher that finds no slot waits, at most, for the live
@@ -227,6 +246,7 @@ static int attach_block(unsigned int b, struct srcu__shm_header *h, unsigned lon
 		forget_block(b, NULL);
 		return err;
 	}
+	handle_init(b);
 	srcu__domain_attach_shared(srcu__shm_domain(b), srcu__shm_block_id(b));
 	if (reserve_first(b, dr) < 0) {   /* one for the process, or -ENOSPC */
 		srcu__domain_detach_shared(srcu__shm_block_id(b));
@@ -246,7 +266,7 @@ static bool holds_anything(const struct srcu__shm_header *h, unsigned int slots)
 {
 	uint64_t me = srcu__shm_self();
 
-	if (load_relaxed(&srcu__dom(srcu__shm_domain_at(h))->gp_lock) == me)
+	if (load_relaxed(&srcu__dom_area(srcu__shm_domain_at(h))->gp_lock) == me)
 		return true;
 	for (unsigned int i = 0; i < slots; i++)
 		if (load_relaxed(&srcu__shm_owner_at(h, i)->owner) == me)

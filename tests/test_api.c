@@ -63,7 +63,7 @@ static void test_batches(void)
 		/* An uncontended caller runs exactly one grace period. */
 		CHECK_EQ(srcu_batches_completed(&s), b + 1);
 	}
-	CHECK_EQ(srcu__dom(&s)->stat_exp_gps, 25);
+	CHECK_EQ(srcu__dom_area(&s)->stat_exp_gps, 25);
 	CHECK_EQ(cleanup_srcu_struct(&s), 0);
 }
 
@@ -111,7 +111,7 @@ static void test_cleanup_busy(void)
 	flag_wait(&h.locked);
 	CHECK_EQ(cleanup_srcu_struct(&s), -EBUSY);
 	u = spawn(run_synchronize, &h);                   /* GP in flight */
-	while (__atomic_load_n(&srcu__dom(&s)->gp_lock, __ATOMIC_SEQ_CST) == 0)
+	while (__atomic_load_n(&srcu__dom_area(&s)->gp_lock, __ATOMIC_SEQ_CST) == 0)
 		sleep_us(100);
 	sleep_ms(20);
 	CHECK(!flag_get(&h.done));

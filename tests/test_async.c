@@ -503,11 +503,11 @@ static void test_polling_and_wrap(void)
 	/* As the kernel's tests do: start the counter a few GPs before it
 	 * wraps (private fields, set before first use), then cross it. */
 	REQUIRE(init_srcu_struct_named(&d, "poll-wrap") == 0);
-	srcu__dom(&d)->gp_seq = srcu__dom(&d)->gp_seq_needed =
-		srcu__dom(&d)->gp_exp_needed = 0ul - 4 * 3;
+	srcu__dom_area(&d)->gp_seq = srcu__dom_area(&d)->gp_seq_needed =
+		srcu__dom_area(&d)->gp_exp_needed = 0ul - 4 * 3;
 	for (int i = 0; i < 6; i++)
 		check_polling(&d);
-	CHECK(srcu__dom(&d)->gp_seq < 100);   /* it did wrap, cookies and all */
+	CHECK(srcu__dom_area(&d)->gp_seq < 100);   /* it did wrap, cookies and all */
 	check_poll_waits_for_reader(&d);
 	REQUIRE(cleanup_srcu_struct(&d) == 0);
 }

@@ -26,7 +26,7 @@ static void *upper(void *arg)
 {
 	(void)arg;
 	flag_wait(&handed);
-	while (__atomic_load_n(&srcu__dom(&dom)->stat_sleeps, __ATOMIC_RELAXED) == sleeps_before &&
+	while (__atomic_load_n(&srcu__dom_area(&dom)->stat_sleeps, __ATOMIC_RELAXED) == sleeps_before &&
 	       !flag_get(&returned))   /* a GP that ignored the section */
 		sleep_ms(1);
 	sleep_ms(20);
@@ -43,7 +43,7 @@ static void test_cross_thread(void)
 	pthread_t d, u;
 
 	REQUIRE(init_srcu_struct(&dom) == 0);
-	sleeps_before = srcu__dom(&dom)->stat_sleeps;
+	sleeps_before = srcu__dom_area(&dom)->stat_sleeps;
 	d = spawn(downer, NULL);
 	u = spawn(upper, NULL);
 	flag_wait(&handed);

@@ -98,7 +98,7 @@ static void test_fork_with_reader_and_gp(void)
 	flag_wait(&inside);
 	g = spawn(run_gp, NULL);
 	flag_wait(&gp_started);
-	while (__atomic_load_n(&srcu__dom(&dom)->gp_lock, __ATOMIC_SEQ_CST) == 0)
+	while (__atomic_load_n(&srcu__dom_area(&dom)->gp_lock, __ATOMIC_SEQ_CST) == 0)
 		sleep_us(100);
 	sleep_ms(20);   /* the GP is now asleep, waiting for the reader */
 	pid = fork();

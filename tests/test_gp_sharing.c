@@ -138,8 +138,8 @@ static void test_gp_sharing_counted(void)
 	before = srcu_batches_completed(&held);
 	for (i = 0; i < CALLERS; i++)
 		t[i] = spawn(call_synchronize, (void *)(uintptr_t)i);
-	while (__atomic_load_n(&srcu__dom(&held)->gp_event_waiters, __ATOMIC_SEQ_CST) < CALLERS - 1 ||
-	       !__atomic_load_n(&srcu__dom(&held)->gp_lock, __ATOMIC_SEQ_CST))
+	while (__atomic_load_n(&srcu__dom_area(&held)->gp_event_waiters, __ATOMIC_SEQ_CST) < CALLERS - 1 ||
+	       !__atomic_load_n(&srcu__dom_area(&held)->gp_lock, __ATOMIC_SEQ_CST))
 		sleep_us(100);
 	CHECK_EQ(srcu_batches_completed(&held), before);   /* all still held up */
 	flag_set(&reader_ending);

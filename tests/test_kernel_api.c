@@ -36,7 +36,7 @@ static DEFINE_SRCU(dom);
  * nothing reads as asked for). */
 static void set_seq(unsigned long v)
 {
-	struct srcu__domain *d = srcu__dom(&dom);
+	struct srcu__domain *d = srcu__dom_area(&dom);
 
 	__atomic_store_n(&d->gp_seq, v, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&d->gp_seq_needed, v, __ATOMIC_SEQ_CST);
@@ -45,7 +45,7 @@ static void set_seq(unsigned long v)
 
 static unsigned long get_seq(void)
 {
-	return __atomic_load_n(&srcu__dom(&dom)->gp_seq, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(&srcu__dom_area(&dom)->gp_seq, __ATOMIC_SEQ_CST);
 }
 
 /* Bug: the completed cookie compared with gp_seq like a real one. */

@@ -369,16 +369,20 @@ static void test_kill_in_gp(void)
 	int fd = new_memfd();
 	struct srcu_struct *sp = create(fd, 16, "gp-killed");
 	struct helper h = helper_start("sync", fd);
+	struct srcu__shm_header *hdr = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	int idx = srcu_read_lock(sp);
+	srcu__u64 *gp_lock;
 	long long t0;
 
+	REQUIRE(hdr != MAP_FAILED);
+	gp_lock = &srcu__dom_area(srcu__shm_domain_at(hdr))->gp_lock;
 	REQUIRE(helper_read(&h) == 'S');
 	/* Its GP takes the lock and waits for our section: wait for the
 	 * lock (not a fixed 100 ms, which a loaded machine can spend before
 	 * the helper runs at all), then let it go to sleep on the section. */
-	for (int i = 0; i < 10000 && !load_relaxed(&srcu__dom(sp)->gp_lock); i++)
+	for (int i = 0; i < 10000 && !load_relaxed(gp_lock); i++)
 		sleep_ms(1);
-	CHECK(load_relaxed(&srcu__dom(sp)->gp_lock) != 0);
+	CHECK(load_relaxed(gp_lock) != 0);
 	sleep_ms(50);
 	kill(h.pid, SIGKILL);
 	helper_wait(&h);
@@ -389,6 +393,7 @@ static void test_kill_in_gp(void)
 	CHECK_LT(now_ns() - t0, 1000000000LL);
 	synchronize_srcu(sp);
 	CHECK_EQ(srcu_shared_detach(sp), 0);
+	munmap(hdr, 4096);
 	close(fd);
 }
 
@@ -885,6 +890,108 @@ static void test_detach_under_synchronize(void)
 	helper_finish(&h, sp, fd);
 }
 
+/* A private domain's section, held open in a thread of its own until
+ * released. */
+struct private_hold {
+	struct srcu_struct *sp;
+	int inside, release;
+	pthread_t t;
+};
+
+static void *private_hold_run(void *arg)
+{
+	struct private_hold *p = arg;
+	int idx = srcu_read_lock(p->sp);
+
+	flag_set(&p->inside);
+	flag_wait(&p->release);
+	srcu_read_unlock(p->sp, idx);
+	return NULL;
+}
+
+/* Bug caught: the inline read side taking its counter's word from the
+ * file.  Whoever writes the file rewrites the domain's slot and lock
+ * words there to a private domain's: the unlock of a shared section then
+ * counted in the private domain's counters, balancing a section open in
+ * another thread, and the private domain's grace period ended under it
+ * (or the counter table outside the file was written).  The words a
+ * reader counts at are the process's own, made at attach; only the
+ * index bit comes from the file. */
+static void test_file_words_not_trusted(void)
+{
+	int fd = new_memfd();
+	struct srcu_struct *sp = create(fd, 8, "rewritten"), priv;
+	struct srcu__shm_header *hdr = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	struct private_hold hold = { .sp = &priv };
+	struct gp_thread g;
+	uint16_t *words, saved[2];
+	int sidx;
+
+	REQUIRE(hdr != MAP_FAILED);
+	REQUIRE(init_srcu_struct(&priv) == 0);
+	words = &srcu__shm_domain_at(hdr)->slot_word;
+	saved[0] = words[0];
+	saved[1] = words[1];
+	hold.t = spawn(private_hold_run, &hold);
+	flag_wait(&hold.inside);
+	sidx = srcu_read_lock(sp);
+	/* Both fresh: index 0, the one the private section counted on. */
+	CHECK_EQ(sidx, 0);
+	__atomic_store_n(&words[0], priv.slot_word, __ATOMIC_RELAXED);
+	__atomic_store_n(&words[1], priv.lock_word, __ATOMIC_RELAXED);
+	srcu_read_unlock(sp, sidx);
+	sidx = srcu_read_lock(sp);   /* and whole sections under the rewritten words */
+	srcu_read_unlock(sp, sidx);
+	srcu_read_unlock_fast(sp, srcu_read_lock_fast(sp));
+	gp_start(&g, &priv);
+	sleep_ms(200);   /* the private section is still open */
+	CHECK(!flag_get(&g.done));
+	flag_set(&hold.release);
+	join(hold.t);
+	join(g.t);
+	CHECK(flag_get(&g.done));
+	/* The file's index bit is the shared domain's: its GPs still flip
+	 * it, and end. */
+	__atomic_store_n(&words[0], saved[0], __ATOMIC_RELAXED);
+	__atomic_store_n(&words[1], (uint16_t)(saved[1] | (words[1] & 1)), __ATOMIC_RELAXED);
+	synchronize_srcu(sp);
+	synchronize_srcu(sp);
+	CHECK_EQ(cleanup_srcu_struct(&priv), 0);
+	CHECK_EQ(srcu_shared_detach(sp), 0);
+	munmap(hdr, 4096);
+	close(fd);
+}
+
+/* A domain detached, then used: the handle the caller kept. */
+static void lock_after_detach(void)
+{
+	int fd = new_memfd();
+	struct srcu_struct *sp = create(fd, 4, "gone");
+
+	REQUIRE(srcu_shared_detach(sp) == 0);
+	(void)srcu_read_lock(sp);
+}
+
+static void sync_after_detach(void)
+{
+	int fd = new_memfd();
+	struct srcu_struct *sp = create(fd, 4, "gone");
+
+	REQUIRE(srcu_shared_detach(sp) == 0);
+	synchronize_srcu(sp);
+}
+
+/* Bug caught: a domain used after srcu_shared_detach() faulting on the
+ * unmapped file, or (its words zero) taken for a static domain's first
+ * use and given a private id: both calls abort and say what happened. */
+static void test_use_after_detach(void)
+{
+	CHECK(dies_saying(lock_after_detach, "srcu_read_lock() on domain", "srcu_shared_detach()",
+			  NULL));
+	CHECK(dies_saying(sync_after_detach, "synchronize_srcu() on domain", "srcu_shared_detach()",
+			  NULL));
+}
+
 /* Bug caught: a file that anyone may write (another user pre-created it
  * in a world-writable directory, or it is mode o+w) used as it is: its
  * writers can reach the reader's other domains through the words the
@@ -955,6 +1062,8 @@ int main(int argc, char **argv)
 	test_every_owner_died();
 	test_reserve_counts_dead_idle();
 	test_detach_under_synchronize();
+	test_file_words_not_trusted();
+	test_use_after_detach();
 	test_untrusted_file_refused();
 	return check_report("test_shared_domain");
 }

@@ -76,7 +76,7 @@ static void *cpu2(void *arg)
 	wait_row(2);
 	/* Row 3 follows row 2: wait until synchronize_srcu() has entered its
 	 * wait for pre-existing readers (the second scan of Tree SRCU). */
-	while ((__atomic_load_n(&srcu__dom(&s1)->gp_seq, __ATOMIC_SEQ_CST) & 3) != 2)
+	while ((__atomic_load_n(&srcu__dom_area(&s1)->gp_seq, __ATOMIC_SEQ_CST) & 3) != 2)
 		sleep_us(50);
 	i2 = srcu_read_lock(&s1);                     /* row 3 */
 	done_row(3);

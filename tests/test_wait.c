@@ -48,8 +48,8 @@ static void check_waits_asleep(bool expedited)
 	REQUIRE(init_srcu_struct(&s) == 0);
 	t = spawn(sleep_inside, &r);
 	flag_wait(&r.inside);
-	checks = srcu__dom(&s)->stat_checks;
-	sleeps = srcu__dom(&s)->stat_sleeps;
+	checks = srcu__dom_area(&s)->stat_checks;
+	sleeps = srcu__dom_area(&s)->stat_sleeps;
 	cpu = thread_cpu_ns();
 	if (expedited)
 		synchronize_srcu_expedited(&s);
@@ -59,10 +59,10 @@ static void check_waits_asleep(bool expedited)
 	CHECK(flag_get(&r.ending));
 	join(t);
 	CHECK_LT(cpu, 60 * 1000000LL);            /* far below the 400 ms hold */
-	CHECK_LT(srcu__dom(&s)->stat_sleeps - sleeps, 4);       /* slept, woke once (maybe a spurious one) */
-	CHECK(srcu__dom(&s)->stat_sleeps - sleeps >= 1);
-	CHECK_LT(srcu__dom(&s)->stat_checks - checks, 40);      /* no polling */
-	CHECK_EQ(srcu__dom(&s)->stat_exp_gps, expedited ? 1 : 0);
+	CHECK_LT(srcu__dom_area(&s)->stat_sleeps - sleeps, 4);       /* slept, woke once (maybe a spurious one) */
+	CHECK(srcu__dom_area(&s)->stat_sleeps - sleeps >= 1);
+	CHECK_LT(srcu__dom_area(&s)->stat_checks - checks, 40);      /* no polling */
+	CHECK_EQ(srcu__dom_area(&s)->stat_exp_gps, expedited ? 1 : 0);
 	CHECK_EQ(cleanup_srcu_struct(&s), 0);
 }
 

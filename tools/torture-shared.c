@@ -39,12 +39,14 @@
  * readers and updaters and an age/poison oracle.  The private domains
  * must stay correct and live; the shared one may stall, and a victim may
  * abort over it (a misuse report), but a victim killed by SIGSEGV or
- * SIGBUS is a failure (memory outside the file was corrupted).  The
- * co-tenant leaves alone the domain's read-side words (slot_word,
- * lock_word, srcu__reader_kind): doc/shared.md, "Permissions", says a
- * writer of those can make a reader count in its private domains, so a
- * writer of the file is trusted as the caller itself, and the library
- * refuses a file that others may write.
+ * SIGBUS is a failure (memory outside the file was corrupted).  A
+ * quarter of its writes aim at the domain's read-side words in the file
+ * (slot_word, lock_word, srcu__reader_kind), with the word numbers of the
+ * victims' private domains: a library whose inline read side took its
+ * counter's word from the file would count a shared section's lock or
+ * unlock in a private domain's counters, and a private grace period would
+ * end under an open section (the oracle's "poisoned" or "aged").
+ * Catches: the read side trusting the file's words.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -837,7 +839,25 @@ static __attribute__((noreturn)) void victim(int slot, bool create)
 	_exit(0);
 }
 
-/* The co-tenant: rewrites the file's words, never the read side's. */
+/* The domain's read-side words in the file (offset 256: slot_word,
+ * lock_word, then srcu__reader_kind): a victim's private domain's slot
+ * word and a lock word of it (ids from SRCU__ID_FIRST, in the order the
+ * victims initialize them), or now and then a reader kind that this
+ * domain does not have. */
+static void rewrite_read_words(char *f, unsigned int *seed)
+{
+	uint16_t *words = (uint16_t *)(void *)(f + 256);
+	unsigned int id = SRCU__ID_FIRST + rnd(seed) % (C_PRIV + 2);
+	uint16_t w = (uint16_t)(id * SRCU__SLOT_WORDS);
+
+	if (rnd(seed) % 8 == 0)
+		__atomic_store_n((unsigned int *)(void *)(f + 260), 1 + rnd(seed) % 2, __ATOMIC_RELAXED);
+	__atomic_store_n(&words[0], w, __ATOMIC_RELAXED);
+	__atomic_store_n(&words[1], (uint16_t)(w + rnd(seed) % 2), __ATOMIC_RELAXED);
+	bump(&S->cot_writes);
+}
+
+/* The co-tenant: rewrites the file's words, the read side's included. */
 static __attribute__((noreturn)) void cotenant(void)
 {
 	unsigned long size = srcu_shared_size(16);
@@ -859,8 +879,12 @@ static __attribute__((noreturn)) void cotenant(void)
 			/* Mostly what attached processes use; the header and
 			 * the name now and then (a new victim's attach then
 			 * refuses the file). */
-			unsigned int r = rnd(&seed) % 16;
+			unsigned int r = rnd(&seed) % 20;
 
+			if (r >= 16) {
+				rewrite_read_words(f, &seed);
+				continue;
+			}
 			if (r == 0)
 				off = (rnd(&seed) % 72) & ~7ul;                        /* header */
 			else if (r == 1)
@@ -875,8 +899,6 @@ static __attribute__((noreturn)) void cotenant(void)
 			else
 				off = 8192 + (rnd(&seed) % 16) * 4096 +                /* counters */
 				      ((rnd(&seed) % 256) & ~7ul);
-			if (off >= 256 && off < 264)
-				continue;   /* slot_word, lock_word, srcu__reader_kind */
 			cur = __atomic_load_n((uint64_t *)(void *)(f + off), __ATOMIC_RELAXED);
 			switch (rnd(&seed) % 8) {
 			case 0: v = 0; break;
