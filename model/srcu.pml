@@ -22,11 +22,12 @@
  *     the quota (gp_expect), or give up at any moment (the 50 us cap, an
  *     expedited request), then notes the count (gp_arrivals_start, the
  *     next quota); at the GP's end it adds the callers that arrived while
- *     it ran (expect()).  A caller that arrives during the gather reads
- *     gp_seq idle, so its snapshot is the end of the GP about to run,
- *     whose S and scans come after its snapshot: gathering changes no
- *     snapshot.  Pacing and srcu_expedite_current() only delay when a
- *     step begins, which the interleavings already hold; not modelled.
+ *     it ran (srcu__combine_end()).  A caller that arrives during the
+ *     gather reads gp_seq idle, so its snapshot is the end of the GP
+ *     about to run, whose S and scans come after its snapshot: gathering
+ *     changes no snapshot.  Pacing and srcu_expedite_current() only
+ *     delay when a step begins, which the interleavings already hold;
+ *     not modelled.
  *
  * What is not: weak memory.  Each step here is sequentially consistent;
  * the argument that membarrier (fence A) and the readers' compiler
@@ -113,9 +114,10 @@ byte gp_seq;                   /* GP count << 2 | state */
 byte gp_seq_needed;
 bit  gp_lock;
 
-/* Gathering (gather() and expect() in src/gp.c): each caller counts its
- * arrival after its snapshot; the runner's words say how many had
- * arrived when its last GP began and how many the next should gather. */
+/* Gathering (src/combine.c's gather() and srcu__combine_end()): each
+ * caller counts its arrival after its snapshot; the runner's words say how
+ * many had arrived when its last GP began and how many the next should
+ * gather. */
 byte gp_arrivals;
 byte gp_arrivals_start;        /* runner's (under gp_lock) */
 byte gp_expect;                /* runner's (under gp_lock) */
@@ -459,7 +461,7 @@ inline run_gp()
 		wait_readers(i)                /* SCAN2 */
 	fi;
 	atomic { gp_seq = seq + 4; seq = 0; i = 0; idle = 0 }   /* GP ended (release) */
-	d_step {                           /* expect(): the next gather's quota */
+	d_step {                           /* srcu__combine_end(): the next quota */
 		gp_expect = gp_expect + ((gp_arrivals - gp_arrivals_start) & 255)
 	}
 }

@@ -9,7 +9,8 @@
  * kernel runs expedited membarriers one at a time, and each interrupts
  * every CPU that runs a thread of the process: N updaters issuing their
  * own interrupt and queue behind each other, whether they share a domain
- * or not.  Here they share, by the rule gp_seq uses for grace periods:
+ * or not.  Here they share, by the rule gp_seq uses for grace periods
+ * (combine.c, with a membarrier as the unit of work):
  *
  *   seq counts membarriers (internal.h's sequence numbers; state 1 while
  *   one runs).  A caller fences (FS), reads seq, and needs the end of the
@@ -36,8 +37,6 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
-#include <sched.h>
-
 /* How long a caller spins for the running membarrier before it sleeps: an
  * uncontended one takes about a microsecond. */
 #define FENCE_SPIN_NS (3 * 1000L)
@@ -62,40 +61,43 @@ int64_t srcu__fence_pace_max_ns = 1000 * 1000L;   /* tests may lengthen it */
 /* One service per kind of membarrier: the process's own (private), and
  * the global one for shared domains.  Its words are this process's. */
 struct service {
-	unsigned long seq;        /* count, state RUNNING while one runs */
-	srcu__u64 lock;           /* 0 free, 1: a caller runs membarriers */
-	unsigned int event;       /* futex word: bumped when one ends */
-	unsigned int sleepers;    /* callers asleep on event */
+	/* The combiner's words (combine.c): membarriers counted, state 1
+	 * while one runs; the lock (1: a caller runs membarriers); the event
+	 * (bumped when one ends) and its sleepers; heavy fences asked for,
+	 * modulo 2^32, and the lock holder's gather. */
+	unsigned long seq;
+	srcu__u64 lock;
+	unsigned int event, sleepers;
+	unsigned int arrivals, arrivals_start, quota;
+	unsigned int urgent;      /* expedited requests not yet served (atomic) */
 	bool global;              /* GLOBAL_EXPEDITED, not PRIVATE_EXPEDITED */
 	unsigned long membarriers;/* run (statistics) */
-	unsigned long requests;   /* heavy fences asked for (and the gather's count) */
-	unsigned int urgent;      /* expedited requests not yet served (atomic) */
-	/* The gather (lock holder's): requests when the last membarrier
-	 * began; how many it served while it runs, then how many requests
-	 * the next should gather (gather(), run_fences()). */
-	unsigned long requests_at_start;
-	unsigned long expect;
+	unsigned long requests;   /* heavy fences asked for (statistics) */
 	/* Pacing (relaxed; a patient caller's membarrier writes them too):
 	 * when the last membarrier ended, how long it took, the cheapest. */
 	int64_t last_end_ns __attribute__((aligned(8)));
 	int64_t last_cost_ns __attribute__((aligned(8)));
 	int64_t floor_ns __attribute__((aligned(8)));
+	/* Where the words above are, and the unit of work: read only, on a
+	 * line of its own. */
+	struct srcu__combiner c __attribute__((aligned(64)));
 } __attribute__((aligned(64)));
 
-static struct service private_fs, global_fs = { .global = true };
+static const struct srcu__combine_ops fence_ops;
 
-#define RUNNING 1ul   /* seq's state while a membarrier runs */
+#define SERVICE(fs, is_global) { .global = (is_global), .c = {			\
+	.seq = &(fs).seq, .lock = &(fs).lock, .event = &(fs).event,		\
+	.sleepers = &(fs).sleepers, .arrivals = &(fs).arrivals,			\
+	.arrivals_start = &(fs).arrivals_start, .quota = &(fs).quota,		\
+	.pshared = false, .ops = &fence_ops } }
+static struct service private_fs = SERVICE(private_fs, false),
+		      global_fs = SERVICE(global_fs, true);
 
-static bool seq_reached(struct service *fs, unsigned long s)
-{
-	return srcu__seq_done(load_acquire(&fs->seq), s);
-}
-
-/* Pairs with the sleepers' increment-then-sleep in wait_fence(). */
-static void event_bump(struct service *fs)
-{
-	srcu__backend_event_bump(&fs->event, &fs->sleepers, false);
-}
+/* One caller's wait, for the combiner's ops. */
+struct fence_call {
+	struct service *fs;
+	int64_t deadline;         /* when it runs its own membarrier; < 0: not yet set */
+};
 
 /* A membarrier's duration says whether it interrupted anyone: one that
  * found no other thread of the process running costs a system call (the
@@ -142,91 +144,74 @@ int64_t srcu__fence_paced_until(void)
 	return until;
 }
 
-/* Before the lock holder's next membarrier: wait, briefly, for the callers
- * that the last one served to ask again, so that one membarrier serves
- * them all (doc/design.md, "Gathering").  A caller served by the last
- * membarrier is on its way back to its grace period's next check (or its
- * next grace period); without the wait, its request would come while this
- * membarrier is in flight and need the next one, and two callers would
- * take turns, one membarrier each.  Not while an expedited request waits. */
-static void gather(struct service *fs)
-{
-	unsigned long want = fs->expect, at = fs->requests_at_start, now;
-	int64_t start = 0;
+/* ---- the combiner's ops (combine.c): a membarrier is the unit ---- */
 
-	while ((now = load_relaxed(&fs->requests)) - at < want &&
-	       !load_relaxed(&fs->urgent)) {
-		if (!start)
-			start = srcu__backend_now_ns();
-		else if (srcu__backend_now_ns() - start >= SRCU__GATHER_NS)
-			break;
-		sched_yield();   /* the callers on their way may need this CPU */
-	}
-	now = load_relaxed(&fs->requests);
-	fs->expect = now - at;   /* served by the membarrier about to run */
-	fs->requests_at_start = now;
+static bool fence_trylock(void *arg)
+{
+	return srcu__backend_trylock(&((struct fence_call *)arg)->fs->lock, 1);
 }
 
-/* Run membarriers until seq reaches s (caller holds fs->lock). */
-static void run_fences(struct service *fs, unsigned long s)
+static void fence_unlock(void *arg)
 {
-	unsigned long seq;
+	struct service *fs = ((struct fence_call *)arg)->fs;
 
-	while (ULONG_CMP_LT(seq = load_relaxed(&fs->seq), s)) {
-		gather(fs);
-		store_relaxed(&fs->seq, seq + RUNNING);
-		/* FM: pairs with FS in srcu__fence_heavy(): the "running" store
-		 * before the membarrier, so that a caller whose read of seq did
-		 * not see it (and so counts on this membarrier) issued every
-		 * access before its FS before this membarrier began. */
-		srcu__smp_mb();
-		issue_membarrier(fs);
-		/* Release: pairs with the acquire in seq_reached(): a caller
-		 * that sees the end sees it after every thread's fence. */
-		store_release(&fs->seq, srcu__seq_end(seq));
-		/* The next gather's quota: the callers it served, who come
-		 * back, and those that asked meanwhile, who are waiting. */
-		fs->expect += load_relaxed(&fs->requests) - fs->requests_at_start;
-		event_bump(fs);
-	}
-}
-
-static void unlock(struct service *fs)
-{
 	store_release(&fs->lock, 0);
-	event_bump(fs);   /* a caller not yet served takes over */
+	srcu__combine_bump(&fs->c);   /* a caller not yet served takes over */
 }
 
-/* Sleep until fs's event moves from ev, or the deadline.  Pairs with
- * event_bump(): the sleeper count rises before the futex wait. */
-static void sleep_on_event(struct service *fs, unsigned int ev, int64_t deadline_ns)
+static void run_fence(void *arg, unsigned long seq)
 {
-	__atomic_fetch_add(&fs->sleepers, 1, __ATOMIC_SEQ_CST);
-	srcu__backend_futex_wait(&fs->event, ev, deadline_ns, false);
-	__atomic_fetch_sub(&fs->sleepers, 1, __ATOMIC_SEQ_CST);
+	struct service *fs = ((struct fence_call *)arg)->fs;
+
+	store_relaxed(&fs->seq, srcu__seq_start(seq));
+	/* FM: pairs with FS in fence_ask(): the "running" store before the
+	 * membarrier, so that a caller whose read of seq did not see it (and
+	 * so counts on this membarrier) issued every access before its FS
+	 * before this membarrier began. */
+	srcu__smp_mb();
+	issue_membarrier(fs);
+	srcu__combine_end(&fs->c, seq);   /* release: seq's end (FE follows) */
+}
+
+/* The gather (combine.c) does not hold an urgent caller's membarrier back. */
+static bool fence_urgent(void *arg)
+{
+	return load_relaxed(&((struct fence_call *)arg)->fs->urgent) != 0;
 }
 
 /* Wait for the running membarrier to end or the lock to be freed, or
- * until the deadline (CLOCK_MONOTONIC ns). */
-static void wait_fence(struct service *fs, unsigned long s, unsigned int ev, int64_t deadline_ns)
+ * until the caller's patience runs out: then it runs its own membarrier,
+ * without the lock, which serves it. */
+static bool fence_wait_event(void *arg, unsigned int ev)
 {
-	int64_t start = srcu__backend_now_ns();
-	int i;
+	struct fence_call *call = arg;
+	int64_t now = srcu__backend_now_ns();
 
-	do {
-		for (i = 0; i < 16; i++) {
-			if (load_acquire(&fs->event) != ev || seq_reached(fs, s))
-				return;
-			srcu__cpu_relax();
-		}
-	} while (srcu__backend_now_ns() - start < FENCE_SPIN_NS);
-	sleep_on_event(fs, ev, deadline_ns);
+	if (call->deadline < 0) {
+		call->deadline = now + srcu__fence_patience_ns;
+	} else if (now >= call->deadline) {
+		/* FM: as in run_fence(); this one begins after our read of
+		 * seq, so it serves us. */
+		srcu__smp_mb();
+		issue_membarrier(call->fs);
+		return true;
+	}
+	if (!srcu__combine_spin(&call->fs->c, ev, FENCE_SPIN_NS, INT64_MAX))
+		srcu__combine_sleep(&call->fs->c, ev, call->deadline);
+	return false;
 }
+
+static const struct srcu__combine_ops fence_ops = {
+	.trylock = fence_trylock, .unlock = fence_unlock, .run = run_fence,
+	.urgent = fence_urgent, .wait = fence_wait_event,
+};
+
+/* ---- requests ---- */
 
 /* The seq value that serves a caller who read seq: the end of the first
  * membarrier that begins after the read.  (srcu-torture's broken flavour
  * accepts the one in flight.) */
-static unsigned long needed(unsigned long seq)
+static unsigned long fence_snap(unsigned long seq)
 {
 	if (SRCU__BUSTED(EARLYFENCE))
 		return srcu__seq_end(seq);
@@ -238,14 +223,15 @@ static unsigned long fence_ask(struct service *fs)
 {
 	unsigned long s;
 
-	/* FS: pairs with FM in run_fences(): what the caller's thread has
+	/* FS: pairs with FM in run_fence(): what the caller's thread has
 	 * stored and seen so far (the updates its grace period publishes,
 	 * through P and S; a GP's waiting flag) before its read of seq, so
 	 * the membarrier it waits for begins after them and carries them to
 	 * every thread's fence point (doc/design.md, "The fence service"). */
 	srcu__smp_mb();
-	s = needed(load_relaxed(&fs->seq));
+	s = fence_snap(load_relaxed(&fs->seq));
 	__atomic_fetch_add(&fs->requests, 1, __ATOMIC_RELAXED);
+	srcu__combine_arrive(&fs->c);
 	return s;
 }
 
@@ -254,36 +240,17 @@ static unsigned long fence_ask(struct service *fs)
  * its own. */
 static void fence_wait(struct service *fs, unsigned long s, bool urgent)
 {
-	int64_t deadline = -1;
+	struct fence_call call = { .fs = fs, .deadline = -1 };
 
 	if (urgent)
 		__atomic_fetch_add(&fs->urgent, 1, __ATOMIC_RELAXED);
-	for (;;) {
-		unsigned int ev = load_acquire(&fs->event);
-
-		if (seq_reached(fs, s))
-			break;
-		if (srcu__backend_trylock(&fs->lock, 1)) {
-			run_fences(fs, s);
-			unlock(fs);
-			break;
-		}
-		if (deadline < 0) {
-			deadline = srcu__backend_now_ns() + srcu__fence_patience_ns;
-		} else if (srcu__backend_now_ns() >= deadline) {
-			/* FM: as in run_fences(); this one begins after our
-			 * read of seq, so it serves us. */
-			srcu__smp_mb();
-			issue_membarrier(fs);
-			break;
-		}
-		wait_fence(fs, s, ev, deadline);
-	}
+	srcu__combine_wait(&fs->c, s, &call);
 	if (urgent)
 		__atomic_fetch_sub(&fs->urgent, 1, __ATOMIC_RELAXED);
 	/* FE: pairs with the membarrier through seq's release and the
-	 * acquire above: the caller's later accesses (a check's lock sums)
-	 * after every thread's fence, as if it had run the membarrier. */
+	 * acquire in srcu__combine_done(): the caller's later accesses (a
+	 * check's lock sums) after every thread's fence, as if it had run
+	 * the membarrier. */
 	srcu__smp_mb();
 }
 
@@ -321,23 +288,23 @@ unsigned long srcu__fence_ask(void)
 
 bool srcu__fence_served(unsigned long s)
 {
-	return seq_reached(&private_fs, s);
+	return srcu__combine_done(&private_fs.c, s);
 }
 
 unsigned int srcu__fence_event(void)
 {
-	return load_acquire(&private_fs.event);
+	return srcu__combine_event(&private_fs.c);
 }
 
 void srcu__fence_sleep(unsigned int ev, int64_t deadline_ns)
 {
 	/* Woken by the end of every membarrier and by srcu__fence_kick(). */
-	sleep_on_event(&private_fs, ev, deadline_ns);
+	srcu__combine_sleep(&private_fs.c, ev, deadline_ns);
 }
 
 void srcu__fence_kick(void)
 {
-	event_bump(&private_fs);
+	srcu__combine_bump(&private_fs.c);
 }
 
 void srcu__fence_heavy_asked(unsigned long s, bool urgent)
@@ -364,11 +331,8 @@ void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests)
  * are gone. */
 static void service_fork_child(struct service *fs)
 {
-	fs->seq = srcu__seq_idle(fs->seq);
-	fs->lock = 0;
-	fs->sleepers = 0;
+	srcu__combine_fork_child(&fs->c);
 	fs->urgent = 0;
-	fs->expect = 0;   /* the callers it served are gone */
 }
 
 void srcu__fence_fork_child(void)

@@ -24,9 +24,10 @@
  * and holds the GP state in its two low bits.  A caller takes the snapshot
  * s = the value gp_seq will have once a GP that starts after now has
  * ended, and returns as soon as gp_seq >= s.  Whichever caller holds
- * gp_lock runs GPs until its own snapshot is reached, then hands over
- * (run_gps()); the others wait on gp_event, which each GP end and each
- * release of gp_lock bumps, and the first to come runs the next GP.
+ * gp_lock runs GPs until its own snapshot is reached, then hands over;
+ * the others wait on gp_event, which each GP end and each release of
+ * gp_lock bumps, and the first to come runs the next GP.  combine.c runs
+ * that rule, with run_gp() as its unit of work (struct gp_call).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -42,7 +43,7 @@
 #include <unistd.h>
 
 /* gp_seq's states (internal.h's sequence numbers). */
-#define SEQ_SCAN1      1ul
+#define SEQ_SCAN1      1ul   /* srcu__seq_start()'s: a GP starts in it */
 #define SEQ_SCAN2      2ul
 
 /* How long a wait spins on cheap checks before it sleeps. */
@@ -61,23 +62,33 @@ static bool shared(struct srcu_struct *sp)
 	return srcu__id_shared(srcu__id_of(sp));
 }
 
-/* Sleep on a futex word; with a deadline, call its late hook once when
- * the deadline has passed (then the caller's loop sleeps on). */
-static void wait_on(struct srcu_struct *sp, unsigned int *addr, unsigned int val,
-		    struct srcu__deadline *dl, int64_t also_until)
+/* When a sleep of a wait with deadline dl (NULL: none) must end at the
+ * latest: also_until (< 0: none), or dl's time if its hook is still due. */
+static int64_t late_until(const struct srcu__deadline *dl, int64_t also_until)
 {
-	bool timed = dl && dl->late;
-	void (*late)(void *);
-	int64_t until = also_until;
+	return dl && dl->late ? srcu__backend_earliest(also_until, dl->at_ns) : also_until;
+}
 
-	if (timed && (until < 0 || dl->at_ns < until))
-		until = dl->at_ns;
-	srcu__backend_futex_wait(addr, val, until, shared(sp));   /* shared: woken from any process */
-	if (timed && now_ns() >= dl->at_ns) {
+/* After a sleep: once dl's time has passed, call its late hook, once
+ * (then the caller's loop sleeps on). */
+static void late_check(struct srcu__deadline *dl)
+{
+	void (*late)(void *);
+
+	if (dl && dl->late && now_ns() >= dl->at_ns) {
 		late = dl->late;
 		dl->late = NULL;
 		late(dl->arg);
 	}
+}
+
+/* Sleep on a futex word; with a deadline, call its late hook. */
+static void wait_on(struct srcu_struct *sp, unsigned int *addr, unsigned int val,
+		    struct srcu__deadline *dl, int64_t also_until)
+{
+	/* shared: woken from any process */
+	srcu__backend_futex_wait(addr, val, late_until(dl, also_until), shared(sp));
+	late_check(dl);
 }
 
 static void stat_inc(unsigned long *c)
@@ -736,51 +747,38 @@ static void wait_readers(struct srcu_struct *sp, int idx, struct srcu__deadline 
 
 /* ---- one grace period (caller holds gp_lock) ---- */
 
-/*
- * Gathering (doc/design.md): before a normal GP, wait briefly for the
- * synchronize callers that the last GP served to call again, so that
- * this GP serves them too.  They were woken when it ended and are on
- * their way back; without the wait, the runner (back first: it needs no
- * wake-up) starts this GP before their snapshots, which then need the
- * next, and callers take turns, one GP each.  gp_expect is the quota:
- * the calls the last GP served plus those that arrived while it ran
- * (already waiting), by the arrival count.  A caller that does not come
- * back costs at most SRCU__GATHER_NS once; the quota then shrinks.
- */
-static void gather(struct srcu_struct *sp)
+/* A caller's wait for gp_seq, the combiner's argument (combine.c): the
+ * domain's combiner, and what a wait and a GP need. */
+struct gp_call {
+	struct srcu__combiner c;
+	struct srcu_struct *sp;
+	struct srcu__deadline *dl;   /* the waiting caller's, or NULL */
+	int64_t patience_ns;         /* shared: until a holder is checked for death */
+};
+
+static const struct srcu__combine_ops gp_ops;
+
+/* sp's combiner: gp_seq and gp_lock on the runner's line, the event and
+ * the gather's counts on the waiters' (layout.h); shared futexes for a
+ * shared domain, whose words are in its file. */
+static void gp_combiner(struct srcu_struct *sp, struct srcu__combiner *c)
 {
 	struct srcu__domain *d = srcu__dom(sp);
-	unsigned int at = load_relaxed(&d->gp_arrivals_start), n;
-	unsigned int want = load_relaxed(&d->gp_expect);
-	int64_t start = 0;
 
-	while ((n = load_relaxed(&d->gp_arrivals)) - at < want && !gp_exp(sp)) {
-		if (!start)
-			start = now_ns();
-		else if (now_ns() - start >= SRCU__GATHER_NS)
-			break;
-		sched_yield();   /* the callers on their way may need this CPU */
-	}
-	n = load_relaxed(&d->gp_arrivals);
-	store_relaxed(&d->gp_expect, n - at);   /* served by this GP */
-	store_relaxed(&d->gp_arrivals_start, n);
+	*c = (struct srcu__combiner){
+		.seq = &d->gp_seq, .lock = &d->gp_lock,
+		.event = &d->gp_event, .sleepers = &d->gp_event_waiters,
+		.arrivals = &d->gp_arrivals, .arrivals_start = &d->gp_arrivals_start,
+		.quota = &d->gp_expect, .pshared = shared(sp), .ops = &gp_ops,
+	};
 }
 
-/* At a GP's end: the next gather's quota (see gather()). */
-static void expect(struct srcu_struct *sp)
+static void gp_call_init(struct gp_call *call, struct srcu_struct *sp, struct srcu__deadline *dl)
 {
-	struct srcu__domain *d = srcu__dom(sp);
-	unsigned int waiting = load_relaxed(&d->gp_arrivals) - load_relaxed(&d->gp_arrivals_start);
-
-	store_relaxed(&d->gp_expect, load_relaxed(&d->gp_expect) + waiting);
-}
-
-static void gp_event_bump(struct srcu_struct *sp)
-{
-	struct srcu__domain *d = srcu__dom(sp);
-
-	/* Pairs with the waiters' increment-then-sleep in wait_for_gp_event(). */
-	srcu__backend_event_bump(&d->gp_event, &d->gp_event_waiters, shared(sp));
+	gp_combiner(sp, &call->c);
+	call->sp = sp;
+	call->dl = dl;
+	call->patience_ns = DEAD_CHECK_FIRST_NS;
 }
 
 static void flip(struct srcu_struct *sp)
@@ -794,15 +792,17 @@ static void flip(struct srcu_struct *sp)
 	srcu__smp_mb();  /* D: the flip before the SCAN2 sums and their fence A */
 }
 
-static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
+/* One GP from gp_seq's idle value seq: combine.c's unit of work, after
+ * its gather (doc/design.md, "Gathering"). */
+static void run_gp(void *arg, unsigned long seq)
 {
+	struct gp_call *call = arg;
+	struct srcu_struct *sp = call->sp;
 	struct srcu__domain *d = srcu__dom(sp);
-	unsigned long seq = load_relaxed(&d->gp_seq);
 	unsigned int idle, flags;
 	int64_t start;
 	int idx;
 
-	gather(sp);
 	start = now_ns();
 	/* Paced when its readers ran since the last GP and nobody asked for
 	 * it expedited (which may still happen: pace() asks again). */
@@ -811,7 +811,7 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 		flags |= GP_PACED;
 	store_relaxed(&d->gp_flags, flags);
 	store_relaxed(&d->gp_start_ns, (uint64_t)start);
-	store_relaxed(&d->gp_seq, seq + SEQ_SCAN1);
+	store_relaxed(&d->gp_seq, srcu__seq_start(seq));   /* SCAN1 */
 	/* S: pairs with P in srcu__gp_snap(): the state store before the
 	 * scans, so a caller that sees the GP idle (and so expects a full GP
 	 * after its snapshot) is covered. */
@@ -821,29 +821,23 @@ static void run_gp(struct srcu_struct *sp, struct srcu__deadline *dl)
 	idle = SRCU__BUSTED(ONESCAN) ? IDLE_INACTIVE : idle_indices(sp, idx);
 	if (idle != IDLE_BOTH) {
 		if (!(idle & IDLE_INACTIVE))
-			wait_readers(sp, idx ^ 1, dl);  /* SCAN1: stale readers */
+			wait_readers(sp, idx ^ 1, call->dl);  /* SCAN1: stale readers */
 		flip(sp);
-		store_relaxed(&d->gp_seq, seq + SEQ_SCAN2);
-		wait_readers(sp, idx, dl);          /* SCAN2: the old index */
+		store_relaxed(&d->gp_seq, srcu__seq_set_state(seq, SEQ_SCAN2));
+		wait_readers(sp, idx, call->dl);          /* SCAN2: the old index */
 	}
 	if (gp_exp(sp))   /* asked for before it ended, perhaps mid-way */
 		stat_inc(&d->stat_exp_gps);
-	/* Release pairs with the acquire in seq_done(): a caller that sees
-	 * the GP ended is ordered after the scans' fences. */
-	store_release(&d->gp_seq, srcu__seq_end(seq));
 	/* Pacing is a running GP's: cleanup's checks, between GPs, are not. */
 	store_relaxed(&d->gp_flags, load_relaxed(&d->gp_flags) & ~GP_PACED);
-	expect(sp);
-	gp_event_bump(sp);
+	/* gp_seq's end, released: pairs with the callers' acquire
+	 * (srcu__combine_done()), so that one that sees the GP ended is
+	 * ordered after the scans' fences (F follows). */
+	srcu__combine_end(&call->c, seq);
 	stat_gp_time(sp, (uint64_t)(now_ns() - start));
 }
 
 /* ---- sharing ---- */
-
-static bool seq_done(struct srcu_struct *sp, unsigned long s)
-{
-	return srcu__seq_done(load_acquire(&srcu__dom(sp)->gp_seq), s);
-}
 
 /* gp_seq once a GP that starts after now has ended. */
 static unsigned long seq_snap(struct srcu_struct *sp)
@@ -935,6 +929,7 @@ int srcu__gp_recover_shared(struct srcu_struct *sp, struct srcu__shm_dead *dead)
 void srcu__gp_unlock(struct srcu_struct *sp)
 {
 	uint64_t token = lock_token(sp);
+	struct srcu__combiner c;
 	char n[SRCU__NAME_LEN];
 
 	/* A shared domain's lock is released only by its holder: a fork
@@ -948,69 +943,62 @@ void srcu__gp_unlock(struct srcu_struct *sp)
 		srcu__report_fatal("process %d ended a grace period of shared domain %s that "
 			    "another process runs (a fork() inside a grace period?)",
 			    (int)getpid(), srcu__report_name(sp, n, sizeof(n)));
-	gp_event_bump(sp);   /* a waiter whose GP is not done takes over */
+	gp_combiner(sp, &c);
+	srcu__combine_bump(&c);   /* a waiter whose GP is not done takes over */
 }
 
-/*
- * Run GPs until the caller's snapshot is reached, and no more: the
- * callers that arrived during the last one wait for the next, and a
- * runner that ran it for them before returning would start it before its
- * own next call could join it (one call per GP under back-to-back
- * callers).  Handing over instead lets that next GP serve them all: the
- * unlock wakes them, and whoever comes first runs it.
- */
-static void run_gps(struct srcu_struct *sp, unsigned long s, struct srcu__deadline *dl)
+/* ---- waiting for gp_seq: combine.c's ops ---- */
+
+static bool gp_trylock(void *arg)
 {
-	while (!seq_done(sp, s))
-		run_gp(sp, dl);
+	return srcu__gp_trylock(((struct gp_call *)arg)->sp);
 }
 
-/* Spin briefly for the next GP end: a GP of local fences takes well under
- * a microsecond, much less than a futex sleep and wake-up.  Not while GPs
- * use membarrier: it would have to interrupt this spinning CPU (10-12 us
- * instead of 0.5), so waiters sleep and leave their CPUs idle. */
-static bool gp_event_soon(struct srcu_struct *sp, unsigned int ev)
+static void gp_unlock(void *arg)
 {
-	int64_t start = now_ns(), waited;
-	int i;
-
-	do {
-		for (i = 0; i < 32; i++) {
-			if (load_acquire(&srcu__dom(sp)->gp_event) != ev)
-				return true;
-			srcu__cpu_relax();
-		}
-		waited = now_ns() - start;
-		if (waited > SHARE_PAUSE_NS)
-			sched_yield();   /* the runner may need this CPU */
-	} while (waited < SHARE_SPIN_NS);
-	return false;
+	srcu__gp_unlock(((struct gp_call *)arg)->sp);
 }
 
-/* Wait for the next GP end or gp_lock release.  A shared domain's holder
- * may die and never bump gp_event: its waiters wake up now and then
- * (*patience_ns, doubling) and see whether it is alive. */
-static void wait_for_gp_event(struct srcu_struct *sp, unsigned int ev,
-			      struct srcu__deadline *dl, int64_t *patience_ns)
+/* The gather does not hold back an expedited GP. */
+static bool gp_urgent(void *arg)
 {
-	struct srcu__domain *d = srcu__dom(sp);
+	return gp_exp(((struct gp_call *)arg)->sp);
+}
+
+/* Wait for the next GP end or gp_lock release.  Spin briefly first: a GP
+ * of local fences takes well under a microsecond, much less than a futex
+ * sleep and wake-up.  Not while GPs use membarrier: it would have to
+ * interrupt this spinning CPU (10-12 us instead of 0.5), so waiters sleep
+ * and leave their CPUs idle.  A shared domain's holder may die and never
+ * bump gp_event: its waiters wake up now and then (patience_ns, doubling)
+ * and see whether it is alive. */
+static bool wait_for_gp_event(void *arg, unsigned int ev)
+{
+	struct gp_call *call = arg;
+	struct srcu_struct *sp = call->sp;
 	int64_t until = -1;
 
-	if (!load_relaxed(&d->gp_heavy) && gp_event_soon(sp, ev))
-		return;
+	if (!load_relaxed(&srcu__dom(sp)->gp_heavy) &&
+	    srcu__combine_spin(&call->c, ev, SHARE_SPIN_NS, SHARE_PAUSE_NS))
+		return false;
 	if (shared(sp))
-		until = now_ns() + *patience_ns;
-	__atomic_fetch_add(&d->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
-	wait_on(sp, &d->gp_event, ev, dl, until);
-	__atomic_fetch_sub(&d->gp_event_waiters, 1, __ATOMIC_SEQ_CST);
+		until = now_ns() + call->patience_ns;
+	srcu__combine_sleep(&call->c, ev, late_until(call->dl, until));
+	late_check(call->dl);
 	if (until >= 0 && now_ns() >= until) {
 		if (take_over(sp)) {
 			recover_dead(sp);
 			srcu__gp_unlock(sp);   /* the caller's loop runs the GP */
 		}
-		*patience_ns = backoff(*patience_ns);
+		call->patience_ns = backoff(call->patience_ns);
 	}
+	return false;
 }
+
+static const struct srcu__combine_ops gp_ops = {
+	.trylock = gp_trylock, .unlock = gp_unlock, .run = run_gp,
+	.urgent = gp_urgent, .wait = wait_for_gp_event,
+};
 
 static void check_not_reader(struct srcu_struct *sp, const char *who)
 {
@@ -1022,7 +1010,7 @@ static void check_not_reader(struct srcu_struct *sp, const char *who)
 			    who, srcu__report_thread(t, sizeof(t)), srcu__report_name(sp, n, sizeof(n)));
 }
 
-static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__deadline *dl);
+static void wait_for_seq(struct gp_call *call, unsigned long s);
 
 /* ---- update-side callers, for cleanup_srcu_struct() ----
  *
@@ -1167,6 +1155,7 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 			struct srcu__deadline *dl)
 {
 	struct srcu__domain *d;
+	struct gp_call call;
 	unsigned long s;
 
 	srcu__gp_enter(sp, who);
@@ -1180,15 +1169,16 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 	if (SRCU__BUSTED(LATEJOIN)) {   /* joins a GP in its first check */
 		unsigned long now = load_relaxed(&d->gp_seq);
 
-		if ((now & SRCU__SEQ_STATE_MASK) == SEQ_SCAN1)
+		if (srcu__seq_state(now) == SEQ_SCAN1)
 			s = srcu__seq_end(now);
 	}
 	seq_request(&d->gp_seq_needed, s);
 	if (exp)
 		expedite(sp, s);
-	__atomic_fetch_add(&d->gp_arrivals, 1, __ATOMIC_RELAXED);   /* for gather() */
+	gp_call_init(&call, sp, dl);
+	srcu__combine_arrive(&call.c);   /* for the gather */
 	srcu__stall_set_waiting_on(sp);   /* for deadlock probes */
-	wait_for_seq(sp, s, dl);
+	wait_for_seq(&call, s);
 	srcu__stall_set_waiting_on(NULL);
 	srcu__gp_leave(sp);
 }
@@ -1210,33 +1200,24 @@ bool srcu__gp_needed(struct srcu_struct *sp)
 }
 
 /* Return once gp_seq has reached s, running GPs when nobody else does. */
-static void wait_for_seq(struct srcu_struct *sp, unsigned long s, struct srcu__deadline *dl)
+static void wait_for_seq(struct gp_call *call, unsigned long s)
 {
-	int64_t patience = DEAD_CHECK_FIRST_NS;
-
-	for (;;) {
-		unsigned int ev = load_acquire(&srcu__dom(sp)->gp_event);
-
-		if (seq_done(sp, s))
-			break;
-		if (srcu__gp_trylock(sp)) {
-			run_gps(sp, s, dl);
-			srcu__gp_unlock(sp);
-		} else {
-			wait_for_gp_event(sp, ev, dl, &patience);
-		}
-	}
-	/* F: pairs with the last check's A (through gp_seq's release and
-	 * acquire): what the caller does next (its frees) is ordered after
-	 * the GP, even when another thread ran it. */
+	srcu__combine_wait(&call->c, s, call);
+	/* F: pairs with the last check's A (through gp_seq's release in
+	 * srcu__combine_end() and the acquire in srcu__combine_done()): what
+	 * the caller does next (its frees) is ordered after the GP, even when
+	 * another thread ran it. */
 	srcu__smp_mb();
-	srcu__hb_gp_end(srcu__id_of(sp));
+	srcu__hb_gp_end(srcu__id_of(call->sp));
 }
 
 void srcu__gp_wait_seq(struct srcu_struct *sp, unsigned long s)
 {
+	struct gp_call call;
+
 	srcu__gp_check_forked(sp, "a call_srcu() or polled grace period");
-	wait_for_seq(sp, s, NULL);
+	gp_call_init(&call, sp, NULL);
+	wait_for_seq(&call, s);
 }
 
 /*
@@ -1252,16 +1233,15 @@ void srcu__gp_fork_child(struct srcu_struct *sp)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 	unsigned int id = srcu__id_of(sp);
+	struct srcu__combiner c;
 
-	d->gp_lock = 0;
-	d->gp_event_waiters = 0;
+	gp_combiner(sp, &c);
+	srcu__combine_fork_child(&c);   /* gp_seq idle, gp_lock free, no waiter */
 	d->users = inside_count(sp);   /* the other threads' calls are gone */
 	*srcu__gp_waiting(id, 0) = 0;
 	*srcu__gp_waiting(id, 1) = 0;
-	d->gp_seq = srcu__seq_idle(d->gp_seq);
 	d->gp_seq_needed = d->gp_seq;
 	d->gp_exp_needed = d->gp_seq;
-	d->gp_expect = 0;   /* its callers are gone */
 	d->gp_flags = 0;
 }
 
