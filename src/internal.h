@@ -146,6 +146,29 @@ static inline bool srcu__seq_done(unsigned long cur, unsigned long snap)
 	return ULONG_CMP_GE(cur, snap);
 }
 
+/* The state bits of s: 0 while idle, the runner's state while it runs. */
+static inline unsigned long srcu__seq_state(unsigned long s)
+{
+	return s & SRCU__SEQ_STATE_MASK;
+}
+
+/* s (idle: a run begins) with its runner's state set to state. */
+static inline unsigned long srcu__seq_set_state(unsigned long s, unsigned long state)
+{
+	return srcu__seq_idle(s) | state;
+}
+
+/* srcu__seq_done(), and also done when cur is further behind snap than
+ * any real snapshot of a value at most cur can be ahead of it (the
+ * kernel's rcu_seq_done_exact() guard band, 3 * SRCU__SEQ_STATE_MASK +
+ * 1): a snapshot held for about 2^(BITS_PER_LONG-2) runs is not taken
+ * for one in the future. */
+static inline bool srcu__seq_done_exact(unsigned long cur, unsigned long snap)
+{
+	return ULONG_CMP_GE(cur, snap) ||
+	       ULONG_CMP_LT(cur, snap - (3 * SRCU__SEQ_STATE_MASK + 1));
+}
+
 /* ---- report.c ---- */
 
 #define SRCU__NAME_LEN 96
@@ -670,6 +693,23 @@ SRCU__HIDDEN void srcu__stall_fork_parent(void);
 SRCU__HIDDEN void srcu__stall_fork_child(void);
 
 
+/* ---- users.c ---- */
+
+/* An update-side call enters sp (checked live; NULL and misuse reported,
+ * naming who) and leaves it: cleanup_srcu_struct() returns -EBUSY while
+ * any is inside.  Cleanup closes sp to new callers while it decides
+ * (false: a caller is inside) and reopens it. */
+SRCU__HIDDEN void srcu__gp_enter(struct srcu_struct *sp, const char *who);
+SRCU__HIDDEN void srcu__gp_leave(struct srcu_struct *sp);
+SRCU__HIDDEN bool srcu__gp_close(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__gp_reopen(struct srcu_struct *sp);
+/* In a fork child: the count of sp's callers inside is the forking
+ * thread's. */
+SRCU__HIDDEN void srcu__users_fork_child(struct srcu_struct *sp);
+/* Abort, naming sp and who, in a child made without the fork handlers:
+ * the update side's locks and identity there are its parent's. */
+SRCU__HIDDEN void srcu__gp_check_forked(struct srcu_struct *sp, const char *who);
+
 /* ---- gp.c ---- */
 
 /* A grace-period wait with a deadline: once it has waited past at_ns,
@@ -698,14 +738,6 @@ SRCU__HIDDEN void srcu__gp_request(struct srcu_struct *sp, unsigned long s);
  * bookkeeping under its lock, which may not wait for a cleanup's verdict
  * (that cleanup takes the lock). */
 SRCU__HIDDEN bool srcu__gp_cookie_done(struct srcu_struct *sp, unsigned long cookie);
-/* An update-side call enters sp (checked live; NULL and misuse reported,
- * naming who) and leaves it: cleanup_srcu_struct() returns -EBUSY while
- * any is inside.  Cleanup closes sp to new callers while it decides
- * (false: a caller is inside) and reopens it. */
-SRCU__HIDDEN void srcu__gp_enter(struct srcu_struct *sp, const char *who);
-SRCU__HIDDEN void srcu__gp_leave(struct srcu_struct *sp);
-SRCU__HIDDEN bool srcu__gp_close(struct srcu_struct *sp);
-SRCU__HIDDEN void srcu__gp_reopen(struct srcu_struct *sp);
 /* In a fork child: the domain's grace-period state back to idle. */
 SRCU__HIDDEN void srcu__gp_fork_child(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__gp_fork_child_shared(struct srcu_struct *sp);
@@ -720,9 +752,6 @@ struct srcu__shm_dead;
 SRCU__HIDDEN int srcu__gp_recover_shared(struct srcu_struct *sp, struct srcu__shm_dead *dead);
 SRCU__HIDDEN void srcu__gp_report_dead(struct srcu_struct *sp, const struct srcu__shm_dead *dead,
 				       unsigned int n);
-/* Abort, naming sp and who, in a child made without the fork handlers:
- * the update side's locks and identity there are its parent's. */
-SRCU__HIDDEN void srcu__gp_check_forked(struct srcu_struct *sp, const char *who);
 
 
 /* ---- async.c ---- */

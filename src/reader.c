@@ -635,7 +635,7 @@ static void wake_if_waited(unsigned int id, int idx)
 		srcu__wake_gp(id);
 }
 
-/* ---- sums for the grace-period scans ---- */
+/* ---- who holds what: reader threads, open sections, misuse reports ---- */
 
 unsigned int srcu__reader_threads(struct srcu_struct *sp)
 {

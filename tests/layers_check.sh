@@ -8,7 +8,7 @@
 # Bug caught: a lower layer calling up (the web of six files in one loop
 # that issue 13 untangled), creeping back in.
 set -eu
-LAYERS="report backend fence domain shared_file reader stall gp async shared_domain lifecycle process gate"
+LAYERS="report backend fence domain shared_file reader stall users counts_slots counts_records gp async shared_domain lifecycle process gate"
 
 rank() {
 	i=0
