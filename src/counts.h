@@ -29,6 +29,9 @@ struct srcu__scan {
 	unsigned int shm_slots;        /* shared: how many slots the unlock sum read */
 };
 
+/* How a report of an extra unlock found by a scan says so. */
+#define SRCU__SCAN_FOUND ", found by a grace-period scan"
+
 struct srcu__counts {
 	/* Readers in other processes: fence A and W are the global
 	 * membarrier, futexes are shared, the GP lock names a process. */
@@ -38,14 +41,16 @@ struct srcu__counts {
 	 * the lock sum must count and whether another thread may read. */
 	void (*sum_unlocks)(struct srcu_struct *sp, struct srcu__scan *scan);
 	/* Add both indices' lock sums, over what scan counted, to locks[]
-	 * (read after fence A).  hint non-NULL: each counted reader's own
-	 * balance is checked too, an extra unlock reported with hint. */
+	 * (read after fence A).  each: check each counted reader's own
+	 * balance in the same pass (its counters are on the line the sum
+	 * reads), and report an extra unlock (SRCU__SCAN_FOUND); an up/down
+	 * domain's readers have none of their own (gp.c checks the sums). */
 	void (*sum_locks)(struct srcu_struct *sp, const struct srcu__scan *scan,
-			  unsigned long locks[2], const char *hint);
+			  unsigned long locks[2], bool each);
 	/* Check every reader's balance on idx, in the domain's reader set or
 	 * not (an unlock of a thread that never locked the domain counts in
-	 * its own slot unnoted); report an extra unlock with hint. */
-	void (*check_balance)(struct srcu_struct *sp, int idx, const char *hint);
+	 * its own slot unnoted); report an extra unlock. */
+	void (*check_balance)(struct srcu_struct *sp, int idx);
 	/* Sections of idx open over every reader and the domain's down/up
 	 * counters, whatever the reader sets: unlocks, the heavy fence (A),
 	 * locks.  Negative: an up without its down. */

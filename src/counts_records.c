@@ -19,24 +19,21 @@ static unsigned int dense_records(const struct srcu__scan *scan)
 /* Report record r's extra unlock on index idx, found by a scan: out of
  * the scans' loops, which it would otherwise weigh down. */
 static __attribute__((noinline, cold)) void report_extra(struct srcu_struct *sp,
-							   struct srcu__record *r, int idx,
-							   const char *hint)
+							   struct srcu__record *r, int idx)
 {
 	char t[32];
 
 	snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
-	srcu__reader_report_extra_unlock(sp, r, t, idx, hint);
+	srcu__reader_report_extra_unlock(sp, r, t, idx, SRCU__SCAN_FOUND);
 }
 
 /* Record r's lock counts of both indices, added to locks[], each read
- * after its unlock count (acquire: the unlock loads stay first): never
- * smaller unless the thread unlocked more than it locked, which is
- * reported with hint (NULL: an up/down domain, no per-thread balance).
- * A slot's four counters share a cache line: the second index costs no
- * extra miss. */
-static inline void checked_locks(struct srcu_struct *sp, unsigned int id,
-				 struct srcu__record *r, unsigned long locks[2],
-				 const char *hint)
+ * after its unlock count (acquire: the unlock loads stay first).  A
+ * slot's four counters share a cache line: the second index costs no
+ * extra miss.  each: the thread's own balance is checked from the same
+ * loads (never fewer locks than unlocks but for misuse, reported). */
+static inline void add_locks(struct srcu_struct *sp, unsigned int id, struct srcu__record *r,
+			     unsigned long locks[2], bool each)
 {
 	struct srcu__slot *s = srcu__record_slot(r, id);
 	unsigned long u0 = load_acquire(&s->unlock[0]), u1 = load_acquire(&s->unlock[1]);
@@ -45,12 +42,31 @@ static inline void checked_locks(struct srcu_struct *sp, unsigned int id,
 
 	locks[0] += l0;
 	locks[1] += l1;
-	if (!hint)
+	if (!each)
 		return;
 	if (SRCU__UNLIKELY(srcu__open(l0, u0) < 0))
-		report_extra(sp, r, 0, hint);
+		report_extra(sp, r, 0);
 	if (SRCU__UNLIKELY(srcu__open(l1, u1) < 0))
-		report_extra(sp, r, 1, hint);
+		report_extra(sp, r, 1);
+}
+
+/* The records past the dense table, from r on: no owner table, no
+ * reader set; every walk reads them all. */
+static inline struct srcu__record *past_dense(struct srcu__record *r)
+{
+	while (r && r->index < SRCU__DENSE_RECORDS)
+		r = r->next;
+	return r;
+}
+
+#define for_each_past_dense(r) \
+	for ((r) = past_dense(load_acquire(&srcu__reader_records)); (r); (r) = past_dense((r)->next))
+
+/* Dense record i if it is owned (acquire on the owner pairs with its
+ * release in set_owner(), reader.c: seen free, seen balanced), else NULL. */
+static inline struct srcu__record *owned_dense(unsigned int i)
+{
+	return load_acquire(&srcu__reader_owner[i]) ? load_acquire(&srcu__reader_dense[i]) : NULL;
 }
 
 static void add_unlocks(unsigned long sum[2], struct srcu__record *r, unsigned int id)
@@ -86,10 +102,7 @@ static void sum_dense_unlocks(unsigned int id, struct srcu__scan *scan)
 
 		for (; bits; bits &= bits - 1) {
 			i = w * SRCU__WORD_BITS + (unsigned int)__builtin_ctzl(bits);
-			/* Acquire on the owner pairs with its release in
-			 * set_owner() (reader.c): seen free, seen balanced. */
-			if (i >= n || !load_acquire(&srcu__reader_owner[i]) ||
-			    !(r = load_acquire(&srcu__reader_dense[i])))
+			if (i >= n || !(r = owned_dense(i)))
 				continue;
 			counted |= bits & -bits;   /* i's bit */
 			others |= r != me;
@@ -107,9 +120,7 @@ static void sum_list_unlocks(unsigned int id, struct srcu__scan *scan)
 {
 	struct srcu__record *r, *me = srcu__reader_self_record();
 
-	for (r = load_acquire(&srcu__reader_records); r; r = r->next) {
-		if (r->index < SRCU__DENSE_RECORDS)
-			continue;
+	for_each_past_dense(r) {
 		scan->others |= load_acquire(&r->tid) != 0 && r != me;
 		add_unlocks(scan->unlocks, r, id);
 	}
@@ -131,12 +142,10 @@ static void records_sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
  * line, and a second pass would pay each record's page (a TLB miss,
  * after fence A's membarrier) again.  A record taken since (or created
  * since) holds readers that began after the taker's fence in
- * my_record(), so after this check began.  With hint, each counted
- * thread's balance is checked on both indices: every scan that an extra
- * unlock could fool therefore reports it instead.
+ * my_record(), so after this check began.
  */
 static void records_sum_locks(struct srcu_struct *sp, const struct srcu__scan *scan,
-			      unsigned long locks[2], const char *hint)
+			      unsigned long locks[2], bool each)
 {
 	unsigned int w, n = dense_records(scan), id = srcu__id_of(sp);
 	struct srcu__record *r;
@@ -148,15 +157,14 @@ static void records_sum_locks(struct srcu_struct *sp, const struct srcu__scan *s
 			unsigned int i = w * SRCU__WORD_BITS + (unsigned int)__builtin_ctzl(bits);
 
 			r = load_relaxed(&srcu__reader_dense[i]);   /* seen by the unlock sum */
-			checked_locks(sp, id, r, sum, hint);
+			add_locks(sp, id, r, sum, each);
 		}
 		locks[0] += sum[0];
 		locks[1] += sum[1];
 	}
 	if (scan->records > SRCU__DENSE_RECORDS)
-		for (r = load_acquire(&srcu__reader_records); r; r = r->next)
-			if (r->index >= SRCU__DENSE_RECORDS)
-				checked_locks(sp, id, r, locks, hint);
+		for_each_past_dense(r)
+			add_locks(sp, id, r, locks, each);
 }
 
 /* Every owned record, through the owner table as the scans read it (a
@@ -165,23 +173,23 @@ static void records_sum_locks(struct srcu_struct *sp, const struct srcu__scan *s
  * against it: doc/runs/history.md, "Wake-up after thread churn").  Not only
  * the domain's reader set: an inline unlock by a thread that never
  * locked this domain counts in its own record without noting it, and
- * that extra unlock is what must be found. */
-static void records_check_balance(struct srcu_struct *sp, int idx, const char *hint)
+ * that extra unlock is what must be found.  Both indices are checked
+ * (add_locks() reads both): idx only says which one a GP waits on. */
+static void records_check_balance(struct srcu_struct *sp, int idx)
 {
 	unsigned int id = srcu__id_of(sp), n = load_acquire(&srcu__reader_count);
 	unsigned int dense = n < SRCU__DENSE_RECORDS ? n : SRCU__DENSE_RECORDS;
 	unsigned long unused[2] = { 0, 0 };
 	struct srcu__record *r;
 
-	(void)idx;   /* checked_locks() checks both indices */
+	(void)idx;
 	for (unsigned int i = 0; i < dense; i++)
-		if (load_acquire(&srcu__reader_owner[i]) && (r = load_acquire(&srcu__reader_dense[i])))
-			checked_locks(sp, id, r, unused, hint);
-	if (n <= SRCU__DENSE_RECORDS)
-		return;
-	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
-		if (r->index >= SRCU__DENSE_RECORDS && load_acquire(&r->tid))
-			checked_locks(sp, id, r, unused, hint);
+		if ((r = owned_dense(i)))
+			add_locks(sp, id, r, unused, true);
+	if (n > SRCU__DENSE_RECORDS)
+		for_each_past_dense(r)
+			if (load_acquire(&r->tid))
+				add_locks(sp, id, r, unused, true);
 }
 
 static long records_open_everywhere(struct srcu_struct *sp, int idx)

@@ -24,35 +24,34 @@ static void slots_sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 	scan->shm_slots = srcu__shm_sum_unlocks(block_of(sp), scan->unlocks);
 }
 
-/* The lock sum of idx over the first n slots, each slot's balance
- * checked as a record's is (hint NULL: not). */
-static unsigned long checked_slot_locks(struct srcu_struct *sp, int idx, unsigned int n,
-					const char *hint)
+/* The lock sum of idx over the first n slots; each: each slot's balance
+ * checked from the same loads, as a record's is. */
+static unsigned long add_slot_locks(struct srcu_struct *sp, int idx, unsigned int n, bool each)
 {
 	unsigned int b = block_of(sp), bad = 0;
 	unsigned long sum = srcu__shm_sum_locks(b, idx, n, &bad);
 
-	if (SRCU__UNLIKELY(bad && hint)) {
+	if (SRCU__UNLIKELY(bad && each)) {
 		uint64_t owner = load_relaxed(&srcu__shm_owner_of(b, bad - 1)->owner);
 		char t[64];
 
 		snprintf(t, sizeof(t), "a thread of process %d (reader slot %u)",
 			 srcu__shm_owner_pid(owner), bad - 1);
-		srcu__report_extra_unlock(sp, t, idx, hint, false);
+		srcu__report_extra_unlock(sp, t, idx, SRCU__SCAN_FOUND, false);
 	}
 	return sum;
 }
 
 static void slots_sum_locks(struct srcu_struct *sp, const struct srcu__scan *scan,
-			    unsigned long locks[2], const char *hint)
+			    unsigned long locks[2], bool each)
 {
 	for (int idx = 0; idx < 2; idx++)
-		locks[idx] += checked_slot_locks(sp, idx, scan->shm_slots, hint);
+		locks[idx] += add_slot_locks(sp, idx, scan->shm_slots, each);
 }
 
-static void slots_check_balance(struct srcu_struct *sp, int idx, const char *hint)
+static void slots_check_balance(struct srcu_struct *sp, int idx)
 {
-	(void)checked_slot_locks(sp, idx, srcu__shm_slots_high(block_of(sp)), hint);
+	(void)add_slot_locks(sp, idx, srcu__shm_slots_high(block_of(sp)), true);
 }
 
 static long slots_open_everywhere(struct srcu_struct *sp, int idx)

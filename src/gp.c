@@ -168,8 +168,7 @@ static void sum_locks(struct srcu_struct *sp, const struct srcu__scan *scan,
 		if (per_thread)
 			check_down(sp, idx, scan->down_unlocks[idx], locks[idx]);
 	}
-	srcu__counts_of(sp)->sum_locks(sp, scan, locks,
-				       per_thread ? ", found by a grace-period scan" : NULL);
+	srcu__counts_of(sp)->sum_locks(sp, scan, locks, per_thread);
 	if (!per_thread)
 		check_sums_updown(sp, locks, scan->unlocks);
 }
@@ -182,11 +181,16 @@ static void sum_locks(struct srcu_struct *sp, const struct srcu__scan *scan,
  * which its own checks also look at.) */
 static void check_unlocks(struct srcu_struct *sp, int idx)
 {
+	unsigned long du;
+
 	if (updown(sp))
 		return;   /* every scan checks its sums (check_sums_updown()) */
-	check_down(sp, idx, load_acquire(&srcu__dom(sp)->down_unlock[idx]),
-		   load_acquire(&srcu__dom(sp)->down_lock[idx]));
-	srcu__counts_of(sp)->check_balance(sp, idx, ", found by a grace-period scan");
+	/* The ups first, in a statement of their own (a function's
+	 * arguments are loaded in any order): a down and its up between
+	 * the two loads then raise the downs, never the ups alone. */
+	du = load_acquire(&srcu__dom(sp)->down_unlock[idx]);
+	check_down(sp, idx, du, load_acquire(&srcu__dom(sp)->down_lock[idx]));
+	srcu__counts_of(sp)->check_balance(sp, idx);
 }
 
 /* ---- readers first: pacing ---- */
