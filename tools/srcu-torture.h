@@ -1,7 +1,8 @@
 /*
  * srcu-torture.h: what the parts of srcu-torture share.
  *
- * Lowest first: each file calls only the files above it in this list.
+ * Lowest first: each file calls only the files above it in this list
+ * (tests/layers_check.sh checks it, ctest layers_check.torture).
  *
  *   torture-config.c    the configuration (torture-config.h), its defaults
  *   torture-run.c       the run's state, its clock, its stop and failures
