@@ -310,6 +310,25 @@ static inline void srcu__lock_word_kind(unsigned long *t, unsigned int w, unsign
 	srcu__barrier();
 }
 
+/* Every lock's fast path once it has loaded this thread's counters t and
+ * the domain's lock word w (srcu_read_lock(), the fast kinds' locks,
+ * srcu__nest_lock()): count, the caller's count in word w of t
+ * (srcu__lock_word() or srcu__lock_word_kind()), or else slow, the
+ * caller's slow path (a return, or an assignment to w), where the fast
+ * path cannot count: this thread's first section, a static domain's first
+ * use, the fence backend, or misuse.  Two tests, each with its own copy
+ * of slow, not one "||" (which clang compiles to a setb and a second
+ * branch).  A macro, not a function handing the slow path back to its
+ * caller: each caller compiles exactly as when it wrote these lines out. */
+#define SRCU__LOCK_FAST(t, w, count, slow) do { \
+	if (SRCU__UNLIKELY(!(t))) \
+		slow; \
+	else if (SRCU__UNLIKELY((w) < SRCU__WORD_FIRST)) \
+		slow; \
+	else \
+		count; \
+	} while (0)
+
 /* The fast path's count of the unlock matching a lock of word w. */
 static inline void srcu__unlock_word(unsigned long *t, unsigned int w)
 {
@@ -342,14 +361,8 @@ static inline int srcu_read_lock(struct srcu_struct *sp)
 	unsigned int w = srcu__load_word(&sp->lock_word);
 
 	srcu__debug_kind(sp, SRCU__KIND_ANY);
-	/* Slow path: this thread's first section, a static domain's first
-	 * use, the fence backend, or misuse.  Two tests, not one "||", which
-	 * clang compiles to a setb and a second branch. */
-	if (SRCU__UNLIKELY(!t))
-		return srcu__index(srcu__read_lock_slow(sp));
-	if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
-		return srcu__index(srcu__read_lock_slow(sp));
-	srcu__lock_word(t, w);
+	SRCU__LOCK_FAST(t, w, srcu__lock_word(t, w),
+			return srcu__index(srcu__read_lock_slow(sp)));
 	return (int)(w & 1);
 }
 
@@ -420,12 +433,8 @@ static inline struct srcu_ctr *srcu__read_lock_fast_kind(struct srcu_struct *sp,
 	unsigned int w = srcu__load_word(&sp->lock_word);
 
 	srcu__debug_kind(sp, kind);
-	/* srcu_read_lock()'s two tests and slow path. */
-	if (SRCU__UNLIKELY(!t))
-		return srcu__ctr(2u | (unsigned int)srcu__read_lock_kind_slow(sp, kind));
-	if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
-		return srcu__ctr(2u | (unsigned int)srcu__read_lock_kind_slow(sp, kind));
-	srcu__lock_word_kind(t, w, kind);   /* B */
+	SRCU__LOCK_FAST(t, w, srcu__lock_word_kind(t, w, kind),   /* B */
+			return srcu__ctr(2u | (unsigned int)srcu__read_lock_kind_slow(sp, kind)));
 	return srcu__ctr(w);
 }
 
@@ -569,62 +578,46 @@ static inline void smp_mb__after_srcu_read_lock(void)
 	srcu__full_fence();
 }
 
-/* SRCU_GUARD() and SRCU_SCOPED_GUARD() (<srcu.h>): a section held by a
- * variable whose cleanup ends it.  done ends the scoped form's one-pass
- * for loop; the cleanup runs however the loop is left. */
+/* SRCU_GUARD(), SRCU_SCOPED_GUARD() and their _FAST forms (<srcu.h>): a
+ * section held by a variable whose cleanup ends it (the kernel's
+ * DEFINE_LOCK_GUARD_1()).  SRCU__DEFINE_GUARD() defines struct type, which
+ * holds the domain, what lock(sp) returned and done (which ends the scoped
+ * form's one-pass for loop; the cleanup runs however the loop is left),
+ * and type_enter() and type_exit(). */
 #define SRCU__CAT2(a, b) a##b
 #define SRCU__CAT(a, b) SRCU__CAT2(a, b)
-struct srcu__guard {
-	struct srcu_struct *sp;
-	int idx;
-	int done;
-};
-static inline struct srcu__guard srcu__guard_enter(struct srcu_struct *sp)
-{
-	struct srcu__guard g;
-
-	g.sp = sp;
-	g.idx = srcu_read_lock(sp);
-	g.done = 0;
-	return g;
-}
-static inline void srcu__guard_exit(struct srcu__guard *g)
-{
-	srcu_read_unlock(g->sp, g->idx);
-}
-#define SRCU__GUARD(sp, g) \
-	struct srcu__guard g __attribute__((cleanup(srcu__guard_exit), unused)) = \
-		srcu__guard_enter(sp)
-#define SRCU__SCOPED_GUARD(sp, g) \
-	for (struct srcu__guard g __attribute__((cleanup(srcu__guard_exit))) = \
-		     srcu__guard_enter(sp); !g.done; g.done = 1)
-
-/* The same for SRCU_GUARD_FAST() and SRCU_SCOPED_GUARD_FAST(), whose
- * section is srcu_read_lock_fast()'s. */
-struct srcu__guard_fast {
-	struct srcu_struct *sp;
-	struct srcu_ctr *scp;
-	int done;
-};
-static inline struct srcu__guard_fast srcu__guard_fast_enter(struct srcu_struct *sp)
-{
-	struct srcu__guard_fast g;
-
-	g.sp = sp;
-	g.scp = srcu_read_lock_fast(sp);
-	g.done = 0;
-	return g;
-}
-static inline void srcu__guard_fast_exit(struct srcu__guard_fast *g)
-{
-	srcu_read_unlock_fast(g->sp, g->scp);
-}
-#define SRCU__GUARD_FAST(sp, g) \
-	struct srcu__guard_fast g __attribute__((cleanup(srcu__guard_fast_exit), unused)) = \
-		srcu__guard_fast_enter(sp)
-#define SRCU__SCOPED_GUARD_FAST(sp, g) \
-	for (struct srcu__guard_fast g __attribute__((cleanup(srcu__guard_fast_exit))) = \
-		     srcu__guard_fast_enter(sp); !g.done; g.done = 1)
+#define SRCU__DEFINE_GUARD(type, section_type, lock, unlock) \
+	struct type { \
+		struct srcu_struct *sp; \
+		section_type section; \
+		int done; \
+	}; \
+	static inline struct type type##_enter(struct srcu_struct *sp) \
+	{ \
+		struct type g; \
+		g.sp = sp; \
+		g.section = lock(sp); \
+		g.done = 0; \
+		return g; \
+	} \
+	static inline void type##_exit(struct type *g) \
+	{ \
+		unlock(g->sp, g->section); \
+	}
+SRCU__DEFINE_GUARD(srcu__guard, int, srcu_read_lock, srcu_read_unlock)
+SRCU__DEFINE_GUARD(srcu__guard_fast, struct srcu_ctr *, srcu_read_lock_fast,
+		   srcu_read_unlock_fast)
+/* A guard of type in variable g: to the end of the block, or (scoped) for
+ * the next statement. */
+#define SRCU__GUARD_OF(type, sp, g) \
+	struct type g __attribute__((cleanup(type##_exit), unused)) = type##_enter(sp)
+#define SRCU__SCOPED_GUARD_OF(type, sp, g) \
+	for (struct type g __attribute__((cleanup(type##_exit))) = type##_enter(sp); \
+	     !g.done; g.done = 1)
+#define SRCU__GUARD(sp, g) SRCU__GUARD_OF(srcu__guard, sp, g)
+#define SRCU__SCOPED_GUARD(sp, g) SRCU__SCOPED_GUARD_OF(srcu__guard, sp, g)
+#define SRCU__GUARD_FAST(sp, g) SRCU__GUARD_OF(srcu__guard_fast, sp, g)
+#define SRCU__SCOPED_GUARD_FAST(sp, g) SRCU__SCOPED_GUARD_OF(srcu__guard_fast, sp, g)
 
 /* ---- Sections without an index ----
  *
@@ -663,13 +656,8 @@ static inline void srcu__nest_lock(struct srcu_struct *sp, unsigned long *state)
 		unsigned long *t = (unsigned long *)srcu__slots;
 		unsigned int w = srcu__load_word(&sp->lock_word);
 
-		/* srcu_read_lock()'s two tests, for its slow path. */
-		if (SRCU__UNLIKELY(!t))
-			w = (unsigned int)srcu__index(srcu__read_lock_slow(sp));
-		else if (SRCU__UNLIKELY(w < SRCU__WORD_FIRST))
-			w = (unsigned int)srcu__index(srcu__read_lock_slow(sp));
-		else
-			srcu__lock_word(t, w);
+		SRCU__LOCK_FAST(t, w, srcu__lock_word(t, w),
+				w = (unsigned int)srcu__index(srcu__read_lock_slow(sp)));
 		SRCU__NEST_HOOK();
 		/* The section is ours before the word says so: orders the
 		 * count before the store against this thread's own signal
