@@ -13,8 +13,10 @@
  * domains, diagnostics.  Errors are negative errno values; misuse that
  * would hang or corrupt a domain aborts with a message naming the domain
  * and the mistake.  doc/api.md (man 3 <name>) has each call at length,
- * doc/design.md the ordering argument.  The inline read side and the
- * private layout are in <srcu/impl.h>, included at the end.
+ * doc/design.md the ordering argument.  The private half, included at the
+ * end: the layout (<srcu/layout.h>), the inline read side (<srcu/read.h>,
+ * over <srcu/arch.h> and <srcu/sanitizer.h>) and the pointer macros
+ * (<srcu/pointer.h>).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -361,6 +363,8 @@ const char *srcu_version(void);
 }
 #endif
 
-#include "srcu/impl.h"
+#include "srcu/layout.h"
+#include "srcu/read.h"
+#include "srcu/pointer.h"
 
 #endif /* SRCU_H */
