@@ -99,7 +99,7 @@ static void stat_gp_time(struct srcu_struct *sp, uint64_t ns)
 /* ---- the sums a check is made of ---- */
 
 /* A check's verdict: the lock sum (read after A) equals the unlock sum
- * (read before), modulo 2^63 (2^31 on 32-bit) as every count (srcu/impl.h). */
+ * (read before), modulo 2^63 (2^31 on 32-bit) as every count (srcu/layout.h). */
 static bool sums_match(unsigned long locks, unsigned long unlocks)
 {
 	return srcu__count_diff(locks, unlocks) == 0;

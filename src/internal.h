@@ -54,7 +54,7 @@
 #define store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 /* A domain's id (its slot in reader tables), from its slot word
- * (srcu/impl.h).  Its current index: srcu__cur_idx(), below. */
+ * (srcu/layout.h).  Its current index: srcu__cur_idx(), below. */
 static inline unsigned int srcu__id_of(const struct srcu_struct *sp)
 {
 	return __atomic_load_n(&sp->slot_word, __ATOMIC_RELAXED) / SRCU__SLOT_WORDS;
@@ -79,7 +79,7 @@ static inline unsigned int *srcu__gp_wake_seq(unsigned int id)
 }
 
 /* Happens-before for race detectors, which see neither membarrier nor
- * this library's code: ThreadSanitizer (see SRCU__TSAN in srcu/impl.h; weak,
+ * this library's code: ThreadSanitizer (see SRCU__TSAN in srcu/sanitizer.h; weak,
  * so that they run only in a program that has the TSan runtime) and
  * Helgrind (vg.h). */
 extern void __tsan_acquire(void *addr) __attribute__((weak));

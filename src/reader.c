@@ -486,7 +486,7 @@ static const char *lock_op(unsigned int kind)
 	return section_kinds[section_kind(kind)].lock;
 }
 
-/* The checking build's report (<srcu/impl.h>, srcu__debug_kind()): a
+/* The checking build's report (<srcu/read.h>, srcu__debug_kind()): a
  * section of a kind sp does not take, found at its lock.  The domain is
  * checked first (after cleanup, never initialized); the kind cannot
  * change while it is live, so check_kind() aborts. */
@@ -801,7 +801,7 @@ bool srcu_read_lock_held(struct srcu_struct *sp)
 	return srcu__reader_self_inside(sp);
 }
 
-/* The checking build's report (<srcu/impl.h>, SRCU_DEBUG): a pointer
+/* The checking build's report (<srcu/pointer.h>, SRCU_DEBUG): a pointer
  * loaded where nothing protects it.  Internal; exported for the header. */
 void srcu__debug_deref_fail(struct srcu_struct *sp, const char *macro, const char *file,
 			    int line, const char *expr, const char *cond)
