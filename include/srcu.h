@@ -13,8 +13,10 @@
  * domains, diagnostics.  Errors are negative errno values; misuse that
  * would hang or corrupt a domain aborts with a message naming the domain
  * and the mistake.  doc/api.md (man 3 <name>) has each call at length,
- * doc/design.md the ordering argument.  The inline read side and the
- * private layout are in <srcu/impl.h>, included at the end.
+ * doc/design.md the ordering argument.  The private half, included at the
+ * end: the layout (<srcu/layout.h>), the inline read side (<srcu/read.h>,
+ * over <srcu/arch.h> and <srcu/sanitizer.h>) and the pointer macros
+ * (<srcu/pointer.h>).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -66,10 +68,8 @@ struct srcu_struct;
 	static struct srcu_struct name SRCU__LINE = SRCU_INITIALIZER(name)
 /* A domain for srcu_read_lock_fast() sections only (the kernel's, 6.18):
  * a srcu_read_lock() section of it aborts, naming the domain and both
- * kinds.  The check is off the fast path: a thread's slow path and its
- * first lock of each of the domain's two indices, so a thread that has
- * counted on both is not checked again; with -DSRCU_DEBUG every
- * section is. */
+ * kinds, when checked: a thread's first lock of each index, every section
+ * with -DSRCU_DEBUG (doc/api.md). */
 #define DEFINE_SRCU_FAST(name) \
 	struct srcu_struct name SRCU__LINE = SRCU__INITIALIZER_KIND(name, SRCU__KIND_FAST)
 #define DEFINE_STATIC_SRCU_FAST(name) \
@@ -137,9 +137,7 @@ void srcu_up_read(struct srcu_struct *sp, int idx);
  * assertions; false for NULL, an unused or cleaned-up domain. */
 bool srcu_read_lock_held(struct srcu_struct *sp);
 /* The kernel's other spellings of the same section, so that its code
- * compiles.  _nmisafe: the kernel's NMI-safe readers; here the read side
- * is async-signal-safe already, which is userspace's NMI.  _notrace: the
- * kernel leaves them out of its tracer; here nothing traces. */
+ * compiles (the read side is async-signal-safe; nothing traces). */
 static inline int srcu_read_lock_nmisafe(struct srcu_struct *sp);
 static inline void srcu_read_unlock_nmisafe(struct srcu_struct *sp, int idx);
 static inline int srcu_read_lock_notrace(struct srcu_struct *sp);
@@ -161,10 +159,8 @@ static inline void srcu_up_read_fast(struct srcu_struct *sp, struct srcu_ctr *sc
 static inline struct srcu_ctr *srcu_read_lock_fast_updown(struct srcu_struct *sp);
 static inline void srcu_read_unlock_fast_updown(struct srcu_struct *sp, struct srcu_ctr *scp);
 /* Make the srcu_read_unlock() (srcu_read_lock()) just before a full
- * memory barrier.  The kernel's unlock (lock) has one inside, and its
- * versions are empty; here the read side orders with compiler barriers
- * only (the grace period's membarrier does the rest), so these are a
- * full fence (seq-cst) each. */
+ * memory barrier: a seq-cst fence each (the kernel's are empty: its read
+ * side has the barrier; this one has none). */
 static inline void smp_mb__after_srcu_read_unlock(void);
 static inline void smp_mb__after_srcu_read_lock(void);
 /* C: a section of sp from here to the end of the enclosing block
@@ -184,11 +180,9 @@ static inline void smp_mb__after_srcu_read_lock(void);
 /* ---- The update side ------------------------------------------------- */
 
 /* Wait until every section of sp that began before the call has ended;
- * sleeps while readers sleep.  Concurrent callers share grace periods.
- * On a domain whose readers are running, its membarriers are paced so
- * that back-to-back calls cost the readers little; an idle domain's grace
- * period is as fast as an expedited one.  Inside one's own section of sp
- * it would wait for itself: aborts. */
+ * sleeps while readers sleep.  Concurrent callers share grace periods;
+ * membarriers are paced while sp's readers run (doc/api.md).  Inside
+ * one's own section of sp it would wait for itself: aborts. */
 void synchronize_srcu(struct srcu_struct *sp);
 /* The same, never paced, spinning longer before it sleeps: lower latency,
  * more CPU, and an interrupt to every running reader per membarrier. */
@@ -233,8 +227,7 @@ unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp);
  * multiple of 2^(BITS_PER_LONG-2) grace periods (doc/api.md). */
 bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie);
 /* A cookie that poll_state_synchronize_srcu() always reports done and
- * that no real one equals: real cookies are gp_seq snapshots, whose two
- * state bits are 00; this one's are 01.  For "nothing to wait for". */
+ * that no real one equals: for "nothing to wait for". */
 #define SRCU_GET_STATE_COMPLETED 0x1ul
 static inline unsigned long get_completed_synchronize_srcu(void)
 {
@@ -247,11 +240,7 @@ static inline bool same_state_synchronize_srcu(unsigned long a, unsigned long b)
 	return a == b;
 }
 /* At most this many distinct cookies are not yet done at any moment, to
- * size an array of them (the kernel's 2).  A cookie is the end of the
- * grace period after the one running when it was taken: with gp_seq at
- * n GPs done, an idle domain hands out the end of GP n+1, a running one
- * that of GP n+2; cookies not yet done are the ends of GPs after n, and
- * none names one past n+2: two values. */
+ * size an array of them (the kernel's 2; doc/api.md says why). */
 #define NUM_ACTIVE_SRCU_POLL_OLDSTATE 2
 
 /* ---- Process-shared domains (doc/shared.md) -------------------------- */
@@ -340,9 +329,8 @@ struct srcu_stats {
 	unsigned long backlog_overruns;/* calls let past the limit (see call_srcu) */
 	unsigned int reader_threads;  /* live threads that have read this domain */
 	unsigned int stalls;          /* stall reports made */
-	/* Process-wide, every domain together: the fence service, one
-	 * membarrier shared by the grace periods that asked before it began
-	 * (requests per membarrier is the sharing; 0 with fences). */
+	/* Process-wide, every domain together: the fence service (0 with
+	 * fences; doc/api.md). */
 	unsigned long fence_requests;     /* fences A and W asked for */
 	unsigned long fence_membarriers;  /* membarriers run to serve them */
 };
@@ -361,6 +349,8 @@ const char *srcu_version(void);
 }
 #endif
 
-#include "srcu/impl.h"
+#include "srcu/layout.h"
+#include "srcu/read.h"
+#include "srcu/pointer.h"
 
 #endif /* SRCU_H */

@@ -25,7 +25,7 @@
 #error "srcu.hpp needs C++17 or later"
 #endif
 
-/* Between the steps of rcu_domain::lock() and unlock() (srcu.h's
+/* Between the steps of rcu_domain::lock() and unlock() (<srcu/nest.h>'s
  * srcu__nest_lock()/srcu__nest_unlock()): nothing, except in
  * tests/test_cpp_api.cpp, which defines SRCU__HPP_HOOK first to raise a
  * signal there. */
@@ -34,6 +34,7 @@
 #endif
 
 #include <srcu.h>
+#include <srcu/nest.h>
 
 #include <atomic>
 #include <cerrno>

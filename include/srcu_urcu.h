@@ -46,6 +46,7 @@
 #define SRCU_URCU_H
 
 #include <srcu.h>
+#include <srcu/nest.h>
 
 /* liburcu's names, mapped onto ours before liburcu's headers declare them
  * (liburcu's own flavours map them the same way, onto urcu_memb_... and
@@ -115,7 +116,7 @@ SRCU__API extern const struct rcu_flavor_struct srcu_urcu_flavor;
 /* ---- Read sections without an index ----
  *
  * liburcu's read_lock() returns nothing: a flavour keeps one word per
- * thread and flavour, with srcu.h's srcu__nest_lock() and
+ * thread and flavour, with <srcu/nest.h>'s srcu__nest_lock() and
  * srcu__nest_unlock() (the nesting depth and the counter the outermost
  * lock counted in; async-signal-safe).  An unlock without its lock aborts,
  * naming the domain: the word would otherwise say "nested" forever and

@@ -119,7 +119,7 @@ void srcu__backend_membarrier(void)
 {
 	SRCU__TORTURE_POINT(MEMBARRIER, NULL);   /* srcu-torture: its store buffer */
 	/* Every thread of the process executes a full fence; pairs with the
-	 * compiler barriers B, C and W in include/srcu/impl.h (fence.c shares one
+	 * compiler barriers B, C and W in include/srcu/read.h (fence.c shares one
 	 * among the callers of fences A and W). */
 	if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
 		srcu__report_fatal("membarrier(PRIVATE_EXPEDITED) failed after registration: %s",
@@ -141,7 +141,7 @@ void srcu__backend_membarrier_global(void)
 {
 	/* Every running thread of every registered process (each process
 	 * attached to a shared domain registers) executes a full fence;
-	 * pairs with B, C and W in include/srcu/impl.h in those processes. */
+	 * pairs with B, C and W in include/srcu/read.h in those processes. */
 	if (membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0)
 		srcu__report_fatal("membarrier(GLOBAL_EXPEDITED) failed after registration: %s",
 			    strerror(errno));

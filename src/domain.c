@@ -23,9 +23,9 @@
 pthread_mutex_t srcu__domain_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 struct srcu_struct *srcu__domain_table[SRCU__MAX_IDS];
 
-#define WORD_BITS 64u
+#define ID_WORD_BITS 64u
 /* Private domains take ids below the shared blocks (SRCU__SHARED_ID_FIRST). */
-#define ID_WORDS (SRCU__SHARED_ID_FIRST / WORD_BITS)
+#define ID_WORDS (SRCU__SHARED_ID_FIRST / ID_WORD_BITS)
 /* Under the registry lock.  The sentinel ids are never free. */
 static uint64_t id_used[ID_WORDS] = { (1ull << SRCU__ID_FIRST) - 1 };
 static unsigned int id_first_free_word;  /* search hint */
@@ -39,7 +39,7 @@ static int id_alloc(void)
 	for (w = id_first_free_word; w < ID_WORDS; w++) {
 		if (id_used[w] != UINT64_MAX) {
 			unsigned int bit = (unsigned int)__builtin_ctzll(~id_used[w]);
-			unsigned int id = w * WORD_BITS + bit;
+			unsigned int id = w * ID_WORD_BITS + bit;
 
 			id_used[w] |= 1ull << bit;
 			id_first_free_word = w;
@@ -56,9 +56,9 @@ static int id_alloc(void)
 
 static void id_free(unsigned int id)
 {
-	id_used[id / WORD_BITS] &= ~(1ull << (id % WORD_BITS));
-	if (id / WORD_BITS < id_first_free_word)
-		id_first_free_word = id / WORD_BITS;
+	id_used[id / ID_WORD_BITS] &= ~(1ull << (id % ID_WORD_BITS));
+	if (id / ID_WORD_BITS < id_first_free_word)
+		id_first_free_word = id / ID_WORD_BITS;
 }
 
 /* Point sp's read-side words at id's slot, index 0.  Nothing is published

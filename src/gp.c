@@ -13,9 +13,10 @@
  *   SCAN2  wait until the old index has no readers.
  *
  * A check sums the unlock counts, runs heavy fence A (membarrier), sums
- * the lock counts and compares.  The sums live here too, beside the fence
- * that makes them mean something: one grace period reads top to bottom in
- * this file.  A GP with idle readers costs one membarrier.  While readers
+ * the lock counts and compares.  Where the counts are (this process's
+ * reader records, or a shared domain's file slots) is counts.h's to know;
+ * who may call in while cleanup decides is users.c's.  A GP with idle
+ * readers costs one membarrier.  While readers
  * remain, the wait spins briefly on cheap checks, then sleeps on a futex
  * that the last reader's unlock bumps.  doc/design.md holds the ordering
  * argument.
@@ -32,7 +33,7 @@
  * SPDX-License-Identifier: MIT
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "counts.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -59,7 +60,7 @@
 /* A process-shared domain (doc/shared.md): its words are in its file. */
 static bool shared(struct srcu_struct *sp)
 {
-	return srcu__id_shared(srcu__id_of(sp));
+	return srcu__counts_of(sp)->shared;
 }
 
 /* When a sleep of a wait with deadline dl (NULL: none) must end at the
@@ -108,28 +109,8 @@ static void stat_gp_time(struct srcu_struct *sp, uint64_t ns)
 
 /* ---- the sums a check is made of ---- */
 
-/* What one check's unlock sum counted, so that its lock sum counts the
- * same records: owned ones.  A free record's counts are balanced and
- * still, so a check skips it (doc/design.md, "Free records"); records
- * past SRCU__DENSE_RECORDS are always counted. */
-#define SCAN_WORD_BITS SRCU__WORD_BITS
-struct srcu__scan {
-	unsigned long counted[SRCU__DENSE_RECORDS / SCAN_WORD_BITS];
-	unsigned int records;          /* srcu__reader_count when it began */
-	bool others;   /* a record owned by another thread than the caller */
-	unsigned long unlocks[2];      /* the unlock sum of each index */
-	unsigned long down_unlocks[2]; /* srcu_up_read() counts in it */
-	bool shared;                   /* a shared domain: the file's slots */
-	unsigned int shm_slots;        /* how many of them the unlock sum read */
-};
-
-static unsigned int dense_records(const struct srcu__scan *scan)
-{
-	return scan->records < SRCU__DENSE_RECORDS ? scan->records : SRCU__DENSE_RECORDS;
-}
-
 /* A check's verdict: the lock sum (read after A) equals the unlock sum
- * (read before), modulo 2^63 (2^31 on 32-bit) as every count (srcu/impl.h). */
+ * (read before), modulo 2^63 (2^31 on 32-bit) as every count (srcu/layout.h). */
 static bool sums_match(unsigned long locks, unsigned long unlocks)
 {
 	return srcu__count_diff(locks, unlocks) == 0;
@@ -153,35 +134,6 @@ static bool updown(struct srcu_struct *sp)
 	return load_relaxed(&sp->srcu__reader_kind) == SRCU__KIND_FAST_UPDOWN;
 }
 
-/* Sections of index idx open in sp's every reader record (or, shared,
- * every slot of its file) and shared counters, whatever their owners and
- * reader sets: unlocks first, a heavy fence (A, for the same reason as a
- * check's), locks from the records listed by then.  Negative: an up
- * without its down. */
-static long updown_open_everywhere(struct srcu_struct *sp, int idx)
-{
-	unsigned int id = srcu__id_of(sp), bad = 0;
-	unsigned long u = load_acquire(&srcu__dom(sp)->down_unlock[idx]), l, su[2] = { 0, 0 };
-	struct srcu__record *r;
-
-	if (shared(sp)) {
-		(void)srcu__shm_sum_unlocks(srcu__shm_block(id), su);
-		u += su[idx];
-		srcu__fence_heavy_global();   /* A: as in fence_a() */
-		l = load_acquire(&srcu__dom(sp)->down_lock[idx]);
-		l += srcu__shm_sum_locks(srcu__shm_block(id), idx,
-					 srcu__shm_slots_high(srcu__shm_block(id)), &bad);
-		return srcu__count_signed(srcu__count_diff(l, u));
-	}
-	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
-		u += load_acquire(&srcu__record_slot(r, id)->unlock[idx]);
-	srcu__fence_heavy(true);   /* A: as in fence_a() */
-	l = load_acquire(&srcu__dom(sp)->down_lock[idx]);
-	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
-		l += srcu__count(load_acquire(&srcu__record_slot(r, id)->lock[idx]));
-	return srcu__count_signed(srcu__count_diff(l, u));
-}
-
 /*
  * An up/down domain's check: more unlocks in the sum (read first) than
  * locks (read after fence A).  An up without its down, or a down the
@@ -190,193 +142,44 @@ static long updown_open_everywhere(struct srcu_struct *sp, int idx)
  * did read, came after the down (the program handed the section over).
  * A check that skips such a record is right to (the section began after
  * it), but its sums are then no proof of misuse: the report waits for a
- * second look over every record there is (updown_open_everywhere()).
+ * second look over every reader there is (open_everywhere()).
  */
 static void check_sums_updown(struct srcu_struct *sp, const unsigned long locks[2],
 			      const unsigned long unlocks[2])
 {
 	for (int idx = 0; idx < 2; idx++)
 		if (SRCU__UNLIKELY(srcu__count_signed(srcu__count_diff(locks[idx], unlocks[idx])) < 0) &&
-		    updown_open_everywhere(sp, idx) < 0)
+		    srcu__counts_of(sp)->open_everywhere(sp, idx) < 0)
 			srcu__report_extra_up(sp, idx, true);
 }
 
-/* Report record r's extra unlock on index idx, found by a
- * scan: out of the scans' loop, which it would otherwise weigh down. */
-static __attribute__((noinline, cold)) void report_extra(struct srcu_struct *sp,
-							   struct srcu__record *r, int idx,
-							   const char *hint)
-{
-	char t[32];
-
-	snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
-	srcu__reader_report_extra_unlock(sp, r, t, idx, hint);
-}
-
-/* Record r's lock counts of both indices (locks[]), each read after its
- * unlock count (with acquire, pairing with C): never smaller unless the
- * thread unlocked more than it locked, which is reported (hint says how it
- * may have happened).  A slot's four counters share a cache line: the
- * second index costs no extra miss. */
-static inline void checked_locks(struct srcu_struct *sp, unsigned int id,
-				 struct srcu__record *r, unsigned long locks[2],
-				 const char *hint)
-{
-	struct srcu__slot *s = srcu__record_slot(r, id);
-	unsigned long u0 = load_acquire(&s->unlock[0]), u1 = load_acquire(&s->unlock[1]);
-	unsigned long l0 = srcu__count(load_acquire(&s->lock[0]));
-	unsigned long l1 = srcu__count(load_acquire(&s->lock[1]));
-
-	locks[0] += l0;
-	locks[1] += l1;
-	if (!hint)   /* an up/down domain: no per-thread balance */
-		return;
-	if (SRCU__UNLIKELY(srcu__open(l0, u0) < 0))
-		report_extra(sp, r, 0, hint);
-	if (SRCU__UNLIKELY(srcu__open(l1, u1) < 0))
-		report_extra(sp, r, 1, hint);
-}
-
-/* A shared domain's lock sum over the first n slots, each slot's balance
- * checked as checked_locks() checks a record's. */
-static unsigned long shared_locks(struct srcu_struct *sp, int idx, unsigned int n,
-				  const char *hint)
-{
-	unsigned int b = srcu__shm_block(srcu__id_of(sp)), bad = 0;
-	unsigned long sum = srcu__shm_sum_locks(b, idx, n, &bad);
-
-	if (SRCU__UNLIKELY(bad)) {
-		uint64_t owner = load_relaxed(&srcu__shm_owner_of(b, bad - 1)->owner);
-		char t[64];
-
-		snprintf(t, sizeof(t), "a thread of process %d (reader slot %u)",
-			 srcu__shm_owner_pid(owner), bad - 1);
-		srcu__report_extra_unlock(sp, t, idx, hint, false);
-	}
-	return sum;
-}
-
-static void add_unlocks(unsigned long sum[2], struct srcu__record *r, unsigned int id)
-{
-	/* Acquire pairs with the release in srcu_read_unlock() (C): the
-	 * section happens before what the GP's caller does next. */
-	struct srcu__slot *s = srcu__record_slot(r, id);
-
-	sum[0] += load_acquire(&s->unlock[0]);
-	sum[1] += load_acquire(&s->unlock[1]);
-}
-
-/* Sums the unlock counts of both indices (a slot's four counters share a
- * cache line: the second index costs no extra miss) over the owned
- * records, noted in scan: a free record's counts are balanced and nobody
- * changes them.  The dense owner table makes a free record cost one int,
- * not a miss on its page.  Also notes whether a thread other than the
- * caller owns a record: if none does, no other thread can be inside a
- * section that this check must see (doc/design.md, "The lone updater"). */
+/* The unlock sums of both indices: the domain's down/up counters
+ * (srcu_up_read() counts there), then its readers' (counts.h), with
+ * acquire, before fence A. */
 static void sum_unlocks(struct srcu_struct *sp, struct srcu__scan *scan)
 {
-	unsigned int i, w, n, id = srcu__id_of(sp);
-	struct srcu__record *r, *me = srcu__reader_self_record();
-
 	memset(scan, 0, sizeof(*scan));
-	for (i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++)
 		scan->unlocks[i] = scan->down_unlocks[i] =
 			load_acquire(&srcu__dom(sp)->down_unlock[i]);
-	if (srcu__id_shared(id)) {
-		/* Every process's readers count in the file's slots: sum
-		 * them all; other processes' threads always need fence A. */
-		scan->shared = scan->others = true;
-		scan->shm_slots = srcu__shm_sum_unlocks(srcu__shm_block(id), scan->unlocks);
-		return;
-	}
-	scan->records = load_acquire(&srcu__reader_count);
-	n = dense_records(scan);
-	/* The loop's sums, the noted bits and "others" are locals, written
-	 * to scan once per word: a walk of N records spends its time on
-	 * their pages, not on stores to scan. */
-	for (w = 0; w * SCAN_WORD_BITS < n; w++) {
-		/* The domain's reader set: a record not in it holds no open
-		 * section of this domain that began before this check (its
-		 * counts are balanced, or its first count's note, fence N,
-		 * orders the section after the check's start; doc/design.md,
-		 * "Reader sets"). */
-		unsigned long bits = load_acquire(&srcu__reader_noted(id)[w]);
-		unsigned long counted = 0, sum[2] = { 0, 0 };
-		bool others = false;
-
-		for (; bits; bits &= bits - 1) {
-			i = w * SCAN_WORD_BITS + (unsigned int)__builtin_ctzl(bits);
-			/* Acquire on the owner pairs with its release in
-			 * set_owner() (reader.c): seen free, seen balanced. */
-			if (i >= n || !load_acquire(&srcu__reader_owner[i]) ||
-			    !(r = load_acquire(&srcu__reader_dense[i])))
-				continue;
-			counted |= bits & -bits;   /* i's bit */
-			others |= r != me;
-			add_unlocks(sum, r, id);
-		}
-		scan->counted[w] = counted;
-		scan->others |= others;
-		scan->unlocks[0] += sum[0];
-		scan->unlocks[1] += sum[1];
-	}
-	if (scan->records <= SRCU__DENSE_RECORDS)
-		return;
-	for (r = load_acquire(&srcu__reader_records); r; r = r->next) {
-		if (r->index < SRCU__DENSE_RECORDS)
-			continue;
-		scan->others |= load_acquire(&r->tid) != 0 && r != me;
-		add_unlocks(scan->unlocks, r, id);
-	}
+	srcu__counts_of(sp)->sum_unlocks(sp, scan);
 }
 
-/*
- * The lock sums of both indices (locks[]), over exactly the records that
- * the same check's unlock sum counted, in one pass: a record's counters
- * share a line, and a second pass would pay each record's page (a TLB
- * miss, after fence A's membarrier) again.  A record taken since (or
- * created since) holds readers that began after the taker's fence in
- * my_record(), so after this check began.
- *
- * Also checks each counted thread's balance on both indices
- * (checked_locks()): every scan that an extra unlock could fool
- * therefore reports it instead.
- */
+/* The lock sums of both indices, after fence A, over the readers the
+ * unlock sum counted; each counted reader's balance is checked, or on an
+ * up/down domain the sums' (an extra unlock is reported, never taken for
+ * an ended section). */
 static void sum_locks(struct srcu_struct *sp, const struct srcu__scan *scan,
 		      unsigned long locks[2])
 {
 	bool per_thread = !updown(sp);
-	const char *hint = per_thread ? ", found by a grace-period scan" : NULL;
-	unsigned int w, n = dense_records(scan), id = srcu__id_of(sp);
-	struct srcu__record *r;
-	int idx;
 
-	for (idx = 0; idx < 2; idx++) {
+	for (int idx = 0; idx < 2; idx++) {
 		locks[idx] = load_acquire(&srcu__dom(sp)->down_lock[idx]);
 		if (per_thread)
 			check_down(sp, idx, scan->down_unlocks[idx], locks[idx]);
 	}
-	if (scan->shared) {
-		for (idx = 0; idx < 2; idx++)
-			locks[idx] += shared_locks(sp, idx, scan->shm_slots, hint);
-		return;
-	}
-	for (w = 0; w * SCAN_WORD_BITS < n; w++) {
-		unsigned long sum[2] = { 0, 0 };   /* a local: kept in registers */
-
-		for (unsigned long bits = scan->counted[w]; bits; bits &= bits - 1) {
-			unsigned int i = w * SCAN_WORD_BITS + (unsigned int)__builtin_ctzl(bits);
-
-			r = load_relaxed(&srcu__reader_dense[i]);   /* seen by the unlock sum */
-			checked_locks(sp, id, r, sum, hint);
-		}
-		locks[0] += sum[0];
-		locks[1] += sum[1];
-	}
-	if (scan->records > SRCU__DENSE_RECORDS)
-		for (r = load_acquire(&srcu__reader_records); r; r = r->next)
-			if (r->index >= SRCU__DENSE_RECORDS)
-				checked_locks(sp, id, r, locks, hint);
+	srcu__counts_of(sp)->sum_locks(sp, scan, locks, per_thread);
 	if (!per_thread)
 		check_sums_updown(sp, locks, scan->unlocks);
 }
@@ -385,41 +188,20 @@ static void sum_locks(struct srcu_struct *sp, const struct srcu__scan *scan,
  * wrong index leaves the one it waits for open forever and makes the
  * other's unlocks exceed its locks, which no correct program does (each
  * thread's lock precedes its unlock; unlocks are read first, acquire).
- * (checked_locks() looks at both indices of each slot, the one waited
- * for too, which its own checks also look at.) */
+ * (Each reader's check looks at both indices, the one waited for too,
+ * which its own checks also look at.) */
 static void check_unlocks(struct srcu_struct *sp, int idx)
 {
-	unsigned int id = srcu__id_of(sp);
-	unsigned long du = load_acquire(&srcu__dom(sp)->down_unlock[idx]);
-	static const char hint[] = ", found by a grace-period scan";
-	unsigned long unused[2] = { 0, 0 };
-	unsigned int n, dense, i;
-	struct srcu__record *r;
+	unsigned long du;
 
 	if (updown(sp))
 		return;   /* every scan checks its sums (check_sums_updown()) */
+	/* The ups first, in a statement of their own (a function's
+	 * arguments are loaded in any order): a down and its up between
+	 * the two loads then raise the downs, never the ups alone. */
+	du = load_acquire(&srcu__dom(sp)->down_unlock[idx]);
 	check_down(sp, idx, du, load_acquire(&srcu__dom(sp)->down_lock[idx]));
-	if (srcu__id_shared(id)) {
-		(void)shared_locks(sp, idx, srcu__shm_slots_high(srcu__shm_block(id)), hint);
-		return;
-	}
-	n = load_acquire(&srcu__reader_count);
-	dense = n < SRCU__DENSE_RECORDS ? n : SRCU__DENSE_RECORDS;
-	/* Every owned record, through the owner table as the scans read it:
-	 * a free record costs four bytes there, not a miss on its page (the
-	 * list, walked at each wake-up, made srcu-bench figure 5's wake-up
-	 * p50 429 us after figure 12's 1000 threads had come and gone, 92 us
-	 * without it).  Not only the domain's reader set: an inline unlock
-	 * by a thread that never locked this domain counts in its own record
-	 * without noting it, and that extra unlock is what must be found. */
-	for (i = 0; i < dense; i++)
-		if (load_acquire(&srcu__reader_owner[i]) && (r = load_acquire(&srcu__reader_dense[i])))
-			checked_locks(sp, id, r, unused, hint);
-	if (n <= SRCU__DENSE_RECORDS)
-		return;
-	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
-		if (r->index >= SRCU__DENSE_RECORDS && load_acquire(&r->tid))
-			checked_locks(sp, id, r, unused, hint);
+	srcu__counts_of(sp)->check_balance(sp, idx);
 }
 
 /* ---- readers first: pacing ---- */
@@ -555,7 +337,7 @@ static void fence_a(struct srcu_struct *sp, const struct srcu__scan *scan)
 	 * the unlock sum saw it free fences in my_record() (pairing with
 	 * this fence), and the caller is ordered by its own program order.
 	 */
-	if (scan->shared) {
+	if (srcu__counts_of(sp)->shared) {
 		srcu__fence_heavy_global();   /* A: readers in every process */
 	} else if (scan->others) {
 		fence_private(sp);
@@ -667,7 +449,7 @@ void srcu__gp_report_dead(struct srcu_struct *sp, const struct srcu__shm_dead *d
  * how many of them dead[] (SRCU__DEAD_REPORTS_MAX) holds to report. */
 static unsigned int recover_collect(struct srcu_struct *sp, struct srcu__shm_dead *dead)
 {
-	return srcu__shm_recover(srcu__shm_block(srcu__id_of(sp)), dead, SRCU__DEAD_REPORTS_MAX);
+	return srcu__counts_of(sp)->recover_dead(sp, dead);
 }
 
 /* The same, and report each (doc/shared.md, "Dead owners"). */
@@ -787,8 +569,7 @@ static void flip(struct srcu_struct *sp)
 
 	srcu__smp_mb();  /* E: the SCAN1 sums before the flip (redundant, cheap) */
 	store_relaxed(index, (uint16_t)(load_relaxed(index) ^ 1));
-	if (shared(sp))   /* this process's readers move at once */
-		srcu__shm_index_refresh(srcu__shm_block(srcu__id_of(sp)));
+	srcu__counts_of(sp)->flipped(sp);   /* this process's readers move at once */
 	srcu__smp_mb();  /* D: the flip before the SCAN2 sums and their fence A */
 }
 
@@ -855,33 +636,11 @@ static void seq_request(unsigned long *needed, unsigned long s)
 		;
 }
 
-/* What gp_lock holds while this process runs a GP: 1, or for a shared
- * domain the process's owner word, which names the holder for a waiter
- * that may find it dead, and which no other process ever has (a waiter
- * that read it, then found it dead, cannot take over from a live
- * process that happens to hold the lock by the time of its CAS). */
+/* What gp_lock holds while this process runs a GP (counts.h: 1, or a
+ * shared domain's process identity). */
 static uint64_t lock_token(struct srcu_struct *sp)
 {
-	char n[SRCU__NAME_LEN];
-	uint64_t me;
-
-	if (!shared(sp))
-		return 1;
-	me = srcu__shm_self();
-	if (!me)   /* a fork child that cannot read its own /proc entry */
-		srcu__report_fatal("process %d cannot run a grace period of shared domain %s: "
-			    "it cannot read /proc/self/task/<pid>/stat, its identity there",
-			    (int)getpid(), srcu__report_name(sp, n, sizeof(n)));
-	return me;
-}
-
-void srcu__gp_check_forked(struct srcu_struct *sp, const char *who)
-{
-	char n[SRCU__NAME_LEN];
-
-	if (SRCU__UNLIKELY(srcu__backend_unforked_child()))
-		srcu__report_fatal(SRCU__UNFORKED_FMT, (int)getpid(), who,
-				   srcu__report_name(sp, n, sizeof(n)));
+	return srcu__counts_of(sp)->lock_token(sp);
 }
 
 bool srcu__gp_trylock(struct srcu_struct *sp)
@@ -905,7 +664,7 @@ static bool take_over(struct srcu_struct *sp)
 	unsigned int id = srcu__id_of(sp);
 	uint64_t token = load_acquire(&d->gp_lock);
 
-	if (!srcu__shm_owner_dead(token) ||
+	if (!srcu__counts_of(sp)->holder_dead(token) ||
 	    !__atomic_compare_exchange_n(&d->gp_lock, &token, lock_token(sp), false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return false;
@@ -1012,145 +771,6 @@ static void check_not_reader(struct srcu_struct *sp, const char *who)
 
 static void wait_for_seq(struct gp_call *call, unsigned long s);
 
-/* ---- update-side callers, for cleanup_srcu_struct() ----
- *
- * Every update-side call (synchronize, the polled calls, call_srcu(),
- * srcu_barrier()) counts itself in the domain's users word from entry to
- * return, so that cleanup returns -EBUSY while any is inside, waiting or
- * not.  Cleanup closes the word (0 -> USERS_CLOSING) for the moment it
- * decides: a caller that arrives meanwhile waits for the verdict, then
- * goes on (still live) or is reported (cleaned up).  A shared domain's
- * callers are counted per process (its file's words are every process's),
- * in the block's srcu__shm_att: srcu_shared_detach() closes that word the
- * same way, so that no thread of this process is inside when the file is
- * unmapped.
- */
-#define USERS_CLOSING (1u << 31)
-
-/* The word that counts this process's update-side callers of sp. */
-static unsigned int *users_word(struct srcu_struct *sp)
-{
-	unsigned int id = srcu__id_of(sp);
-
-	return srcu__id_shared(id) ? &srcu__shm_att[srcu__shm_block(id)].users
-				   : &srcu__dom(sp)->users;
-}
-
-/* A shared domain detached while the caller waited for the verdict: its
- * memory (the file's mapping) is gone, so say so before touching it. */
-static void check_still_attached(unsigned int id, const char *who)
-{
-	if (srcu__id_shared(id) && !load_acquire(&srcu__shm_att[srcu__shm_block(id)].hdr))
-		srcu__report_fatal("%s() on a shared domain (id %u) that another thread of "
-				   "process %d detached meanwhile (srcu_shared_detach())",
-				   who, id, (int)getpid());
-}
-
-/* The calls this thread is inside, innermost last (a stall handler or a
- * callback run inline may call in again): a fork child keeps the forking
- * thread's counts and drops every other thread's. */
-#define INSIDE_MAX 8
-static __thread struct srcu_struct *inside[INSIDE_MAX];
-static __thread unsigned int inside_depth;
-/* The domain this thread's cleanup holds closed, if any. */
-static __thread struct srcu_struct *closing;
-
-/* Wait until cleanup has decided (its close of the users word is gone).
- * It decides after reader checks, whose membarriers may take a while on a
- * loaded machine: a short spin, then a sleep on the word, which
- * srcu__gp_reopen() wakes.  The acquire pairs with its release: the
- * verdict (unbound, or still live) is seen. */
-static void wait_verdict(unsigned int *users)
-{
-	int saved_errno = errno;   /* the polled calls may run in a handler */
-	unsigned int v;
-
-	for (int i = 0; i < 256; i++) {
-		if (!(load_acquire(users) & USERS_CLOSING))
-			return;
-		srcu__cpu_relax();
-	}
-	while ((v = load_acquire(users)) & USERS_CLOSING)
-		srcu__backend_futex_wait(users, v, -1, false);
-	errno = saved_errno;
-}
-
-void srcu__gp_enter(struct srcu_struct *sp, const char *who)
-{
-	unsigned int *users, id;
-
-	if (!sp)
-		srcu__report_fatal("%s() called with a NULL domain", who);
-	/* A child made without fork()'s handlers: before anything that may
-	 * take a lock a vanished thread of its parent held. */
-	srcu__gp_check_forked(sp, who);
-	id = srcu__domain_id(sp, who);
-	if (inside_depth < INSIDE_MAX)
-		inside[inside_depth] = sp;
-	inside_depth++;
-	users = users_word(sp);
-	/* Seq-cst RMW: either cleanup's close sees this count, or this sees
-	 * the close (or what followed it, an unbind, checked below).  A
-	 * signal handler of the thread that holds sp closed (the polled calls
-	 * are async-signal-safe) does not wait for a verdict its own thread
-	 * gives only once it returns: it goes on, and returns before the
-	 * cleanup decides. */
-	while ((__atomic_fetch_add(users, 1, __ATOMIC_SEQ_CST) & USERS_CLOSING) &&
-	       load_relaxed(&closing) != sp) {
-		__atomic_fetch_sub(users, 1, __ATOMIC_RELAXED);
-		wait_verdict(users);
-	}
-	check_still_attached(id, who);
-	(void)srcu__domain_id(sp, who);   /* cleaned up before we counted: reported */
-	SRCU__TORTURE_POINT(UPDATE_ENTERED, sp);
-}
-
-void srcu__gp_leave(struct srcu_struct *sp)
-{
-	/* Release: the call's accesses to sp before cleanup's close sees the
-	 * count drop (its CAS acquires), and so before the caller frees sp
-	 * (or detach unmaps it). */
-	inside_depth--;
-	__atomic_fetch_sub(users_word(sp), 1, __ATOMIC_RELEASE);
-}
-
-/* This thread's calls inside sp (a fork child's count). */
-static unsigned int inside_count(struct srcu_struct *sp)
-{
-	unsigned int n = 0;
-
-	for (unsigned int i = 0; i < inside_depth && i < INSIDE_MAX; i++)
-		n += inside[i] == sp;
-	return n;
-}
-
-bool srcu__gp_close(struct srcu_struct *sp)
-{
-	unsigned int none = 0;
-
-	/* Before the CAS (its release keeps the store before it): a handler
-	 * that finds the word closed finds this thread's mark too. */
-	store_relaxed(&closing, sp);
-	if (__atomic_compare_exchange_n(users_word(sp), &none, USERS_CLOSING, false,
-					__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-		return true;
-	store_relaxed(&closing, NULL);
-	return false;
-}
-
-void srcu__gp_reopen(struct srcu_struct *sp)
-{
-	/* An AND, not a store of 0: a caller that counted itself and saw the
-	 * bit takes its count back after this may have run. */
-	unsigned int *users = users_word(sp);
-
-	__atomic_fetch_and(users, ~USERS_CLOSING, __ATOMIC_RELEASE);
-	/* Callers asleep in wait_verdict(): the word changed, so one about
-	 * to sleep returns at once, and one asleep is woken here. */
-	srcu__backend_futex_wake(users, INT_MAX, false);
-	store_relaxed(&closing, NULL);   /* after: the word is open again first */
-}
-
 static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 			struct srcu__deadline *dl)
 {
@@ -1237,7 +857,7 @@ void srcu__gp_fork_child(struct srcu_struct *sp)
 
 	gp_combiner(sp, &c);
 	srcu__combine_fork_child(&c);   /* gp_seq idle, gp_lock free, no waiter */
-	d->users = inside_count(sp);   /* the other threads' calls are gone */
+	srcu__users_fork_child(sp);   /* the other threads' calls are gone */
 	*srcu__gp_waiting(id, 0) = 0;
 	*srcu__gp_waiting(id, 1) = 0;
 	d->gp_seq_needed = d->gp_seq;
@@ -1249,7 +869,7 @@ void srcu__gp_fork_child(struct srcu_struct *sp)
  * process's callers is the child's (the GP state is the file's). */
 void srcu__gp_fork_child_shared(struct srcu_struct *sp)
 {
-	*users_word(sp) = inside_count(sp);
+	srcu__users_fork_child(sp);
 }
 
 /* ---- polled grace periods ---- */
@@ -1265,7 +885,7 @@ void srcu__gp_request(struct srcu_struct *sp, unsigned long s)
 }
 
 /*
- * Has gp_seq passed cookie s?  The kernel's rcu_seq_done_exact(): not
+ * Has gp_seq passed cookie s?  srcu__seq_done_exact(): not
  * only "cur at or after s" (ULONG_CMP_GE, which would call a cookie held
  * 2^(BITS_PER_LONG-3) grace periods not done), but also done when cur is
  * further behind s than any real cookie can be.  A cookie is
@@ -1282,8 +902,7 @@ _Static_assert((SRCU_GET_STATE_COMPLETED & SRCU__SEQ_STATE_MASK) != 0,
 	       "SRCU_GET_STATE_COMPLETED must have state bits no snapshot has");
 static bool cookie_done(unsigned long cur, unsigned long s)
 {
-	return ULONG_CMP_GE(cur, s) ||
-	       ULONG_CMP_LT(cur, s - (3 * SRCU__SEQ_STATE_MASK + 1));
+	return srcu__seq_done_exact(cur, s);
 }
 
 bool srcu__gp_cookie_done(struct srcu_struct *sp, unsigned long cookie)

@@ -23,9 +23,9 @@
  *   gate.c           srcu_gate: the reset-backoff lock built on a domain
  *
  * Each file's shared names carry its prefix: srcu__report_, srcu__backend_,
- * srcu__combine_, srcu__fence_, srcu__domain_, srcu__shm_ (shared_file.c), srcu__reader_,
- * srcu__stall_, srcu__gp_, srcu__async_, srcu__shared_ (shared_domain.c),
- * srcu__process_.
+ * srcu__combine_, srcu__fence_, srcu__domain_, srcu__shm_ (shared_file.c),
+ * srcu__reader_, srcu__stall_, srcu__gp_, srcu__async_, srcu__shared_
+ * (shared_domain.c), srcu__process_.
  * Exceptions: the processor primitives (srcu__smp_mb, srcu__cpu_relax,
  * srcu__barrier) and the names the public headers already export
  * (srcu__slots, srcu__gp_waits, srcu__read_*_slow, srcu__wake_gp).
@@ -55,7 +55,7 @@
 #define store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 /* A domain's id (its slot in reader tables), from its slot word
- * (srcu/impl.h).  Its current index: srcu__cur_idx(), below. */
+ * (srcu/layout.h).  Its current index: srcu__cur_idx(), below. */
 static inline unsigned int srcu__id_of(const struct srcu_struct *sp)
 {
 	return __atomic_load_n(&sp->slot_word, __ATOMIC_RELAXED) / SRCU__SLOT_WORDS;
@@ -80,7 +80,7 @@ static inline unsigned int *srcu__gp_wake_seq(unsigned int id)
 }
 
 /* Happens-before for race detectors, which see neither membarrier nor
- * this library's code: ThreadSanitizer (see SRCU__TSAN in srcu/impl.h; weak,
+ * this library's code: ThreadSanitizer (see SRCU__TSAN in srcu/sanitizer.h; weak,
  * so that they run only in a program that has the TSan runtime) and
  * Helgrind (vg.h). */
 extern void __tsan_acquire(void *addr) __attribute__((weak));
@@ -147,22 +147,33 @@ static inline bool srcu__seq_done(unsigned long cur, unsigned long snap)
 	return ULONG_CMP_GE(cur, snap);
 }
 
+/* The state bits of s: 0 while idle, the runner's state while it runs. */
+static inline unsigned long srcu__seq_state(unsigned long s)
+{
+	return s & SRCU__SEQ_STATE_MASK;
+}
+
 /* The idle value s with its run begun: state 1. */
 static inline unsigned long srcu__seq_start(unsigned long s)
 {
 	return s + 1;
 }
 
-/* s's count with state state (a step of the run s is in). */
+/* s (idle: a run begins) with its runner's state set to state. */
 static inline unsigned long srcu__seq_set_state(unsigned long s, unsigned long state)
 {
 	return srcu__seq_idle(s) | state;
 }
 
-/* s's state: 0 idle, else the step of its run. */
-static inline unsigned long srcu__seq_state(unsigned long s)
+/* srcu__seq_done(), and also done when cur is further behind snap than
+ * any real snapshot of a value at most cur can be ahead of it (the
+ * kernel's rcu_seq_done_exact() guard band, 3 * SRCU__SEQ_STATE_MASK +
+ * 1): a snapshot held for about 2^(BITS_PER_LONG-2) runs is not taken
+ * for one in the future. */
+static inline bool srcu__seq_done_exact(unsigned long cur, unsigned long snap)
 {
-	return s & SRCU__SEQ_STATE_MASK;
+	return ULONG_CMP_GE(cur, snap) ||
+	       ULONG_CMP_LT(cur, snap - (3 * SRCU__SEQ_STATE_MASK + 1));
 }
 
 /* ---- report.c ---- */
@@ -773,6 +784,23 @@ SRCU__HIDDEN void srcu__stall_fork_parent(void);
 SRCU__HIDDEN void srcu__stall_fork_child(void);
 
 
+/* ---- users.c ---- */
+
+/* An update-side call enters sp (checked live; NULL and misuse reported,
+ * naming who) and leaves it: cleanup_srcu_struct() returns -EBUSY while
+ * any is inside.  Cleanup closes sp to new callers while it decides
+ * (false: a caller is inside) and reopens it. */
+SRCU__HIDDEN void srcu__gp_enter(struct srcu_struct *sp, const char *who);
+SRCU__HIDDEN void srcu__gp_leave(struct srcu_struct *sp);
+SRCU__HIDDEN bool srcu__gp_close(struct srcu_struct *sp);
+SRCU__HIDDEN void srcu__gp_reopen(struct srcu_struct *sp);
+/* In a fork child: the count of sp's callers inside is the forking
+ * thread's. */
+SRCU__HIDDEN void srcu__users_fork_child(struct srcu_struct *sp);
+/* Abort, naming sp and who, in a child made without the fork handlers:
+ * the update side's locks and identity there are its parent's. */
+SRCU__HIDDEN void srcu__gp_check_forked(struct srcu_struct *sp, const char *who);
+
 /* ---- gp.c ---- */
 
 /* A grace-period wait with a deadline: once it has waited past at_ns,
@@ -801,14 +829,6 @@ SRCU__HIDDEN void srcu__gp_request(struct srcu_struct *sp, unsigned long s);
  * bookkeeping under its lock, which may not wait for a cleanup's verdict
  * (that cleanup takes the lock). */
 SRCU__HIDDEN bool srcu__gp_cookie_done(struct srcu_struct *sp, unsigned long cookie);
-/* An update-side call enters sp (checked live; NULL and misuse reported,
- * naming who) and leaves it: cleanup_srcu_struct() returns -EBUSY while
- * any is inside.  Cleanup closes sp to new callers while it decides
- * (false: a caller is inside) and reopens it. */
-SRCU__HIDDEN void srcu__gp_enter(struct srcu_struct *sp, const char *who);
-SRCU__HIDDEN void srcu__gp_leave(struct srcu_struct *sp);
-SRCU__HIDDEN bool srcu__gp_close(struct srcu_struct *sp);
-SRCU__HIDDEN void srcu__gp_reopen(struct srcu_struct *sp);
 /* In a fork child: the domain's grace-period state back to idle. */
 SRCU__HIDDEN void srcu__gp_fork_child(struct srcu_struct *sp);
 SRCU__HIDDEN void srcu__gp_fork_child_shared(struct srcu_struct *sp);
@@ -823,9 +843,6 @@ struct srcu__shm_dead;
 SRCU__HIDDEN int srcu__gp_recover_shared(struct srcu_struct *sp, struct srcu__shm_dead *dead);
 SRCU__HIDDEN void srcu__gp_report_dead(struct srcu_struct *sp, const struct srcu__shm_dead *dead,
 				       unsigned int n);
-/* Abort, naming sp and who, in a child made without the fork handlers:
- * the update side's locks and identity there are its parent's. */
-SRCU__HIDDEN void srcu__gp_check_forked(struct srcu_struct *sp, const char *who);
 
 
 /* ---- async.c ---- */

@@ -413,16 +413,23 @@ static const char *domain_kind_name(unsigned int kind)
 	}
 }
 
+/* A section's kind (SRCU__KIND_*), as messages name it and its lock. */
+static const struct {
+	const char *name, *lock;
+} section_kinds[] = {
+	[SRCU__KIND_ANY] = { "normal (srcu_read_lock())", "srcu_read_lock" },
+	[SRCU__KIND_FAST] = { "fast (srcu_read_lock_fast())", "srcu_read_lock_fast" },
+	[SRCU__KIND_FAST_UPDOWN] = { "fast up/down (srcu_down_read_fast())", "srcu_down_read_fast" },
+};
+
+static unsigned int section_kind(unsigned int kind)
+{
+	return kind < sizeof(section_kinds) / sizeof(section_kinds[0]) ? kind : SRCU__KIND_ANY;
+}
+
 static const char *section_kind_name(unsigned int kind)
 {
-	switch (kind) {
-	case SRCU__KIND_FAST:
-		return "fast (srcu_read_lock_fast())";
-	case SRCU__KIND_FAST_UPDOWN:
-		return "fast up/down (srcu_down_read_fast())";
-	default:
-		return "normal (srcu_read_lock())";
-	}
+	return section_kinds[section_kind(kind)].name;
 }
 
 /* May a section of kind `used` enter a domain of kind `kind`?  A normal
@@ -476,17 +483,10 @@ bool srcu__reader_updown(unsigned int id)
 
 static const char *lock_op(unsigned int kind)
 {
-	switch (kind) {
-	case SRCU__KIND_FAST:
-		return "srcu_read_lock_fast";
-	case SRCU__KIND_FAST_UPDOWN:
-		return "srcu_down_read_fast";
-	default:
-		return "srcu_read_lock";
-	}
+	return section_kinds[section_kind(kind)].lock;
 }
 
-/* The checking build's report (<srcu/impl.h>, srcu__debug_kind()): a
+/* The checking build's report (<srcu/read.h>, srcu__debug_kind()): a
  * section of a kind sp does not take, found at its lock.  The domain is
  * checked first (after cleanup, never initialized); the kind cannot
  * change while it is live, so check_kind() aborts. */
@@ -635,7 +635,7 @@ static void wake_if_waited(unsigned int id, int idx)
 		srcu__wake_gp(id);
 }
 
-/* ---- sums for the grace-period scans ---- */
+/* ---- who holds what: reader threads, open sections, misuse reports ---- */
 
 unsigned int srcu__reader_threads(struct srcu_struct *sp)
 {
@@ -801,7 +801,7 @@ bool srcu_read_lock_held(struct srcu_struct *sp)
 	return srcu__reader_self_inside(sp);
 }
 
-/* The checking build's report (<srcu/impl.h>, SRCU_DEBUG): a pointer
+/* The checking build's report (<srcu/pointer.h>, SRCU_DEBUG): a pointer
  * loaded where nothing protects it.  Internal; exported for the header. */
 void srcu__debug_deref_fail(struct srcu_struct *sp, const char *macro, const char *file,
 			    int line, const char *expr, const char *cond)

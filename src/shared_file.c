@@ -587,8 +587,10 @@ unsigned int srcu__shm_sum_unlocks(unsigned int b, unsigned long unlocks[2])
 	for (unsigned int i = 0; i < n; i++) {
 		struct srcu__slot *s = srcu__shm_counters(b, i);
 
-		/* Acquire pairs with C in the readers' unlocks, in every
-		 * process: the section happens before what follows the GP. */
+		/* Acquire keeps these loads before fence A and the lock
+		 * sums; C has no release (the check's global membarrier
+		 * orders the sections: doc/design.md, "The argument in C11
+		 * terms"). */
 		unlocks[0] += load_acquire(&s->unlock[0]);
 		unlocks[1] += load_acquire(&s->unlock[1]);
 	}

@@ -1,7 +1,7 @@
 /*
  * torture_hook.h: force-included (-include) before everything else by the
  * never-installed torture build (srcu_torture objects and what links it), so
- * that srcu/impl.h's inline srcu_read_lock() gets the reader delay of
+ * that srcu/read.h's inline srcu_read_lock() gets the reader delay of
  * tools/srcu-torture in its stale-index window.  The installed header
  * carries only the empty default.
  *

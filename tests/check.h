@@ -1,8 +1,9 @@
 /*
  * check.h: the tests' tiny harness.  Typed assertions that print both
  * values, a per-test watchdog (a test that hangs fails with a message
- * instead of stalling ctest), thread helpers and a death-test helper that
- * runs code in a child process and checks how it died and what it said.
+ * instead of stalling ctest), thread helpers (a grace period in a thread,
+ * a section held open in one) and a death-test helper that runs code in
+ * a child process and checks how it died and what it said.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,6 +92,64 @@ static inline pthread_t spawn(void *(*fn)(void *), void *arg)
 static inline void join(pthread_t t)
 {
 	REQUIRE(pthread_join(t, NULL) == 0);
+}
+
+/* A grace period in a thread of its own: spawn(sync_thread, &a) raises
+ * a.started, runs synchronize_srcu(a.sp) and raises a.done once it
+ * returned. */
+struct sync_arg {
+	struct srcu_struct *sp;
+	int started, done;
+};
+
+static inline void *sync_thread(void *arg)
+{
+	struct sync_arg *a = arg;
+
+	flag_set(&a->started);
+	synchronize_srcu(a->sp);
+	flag_set(&a->done);
+	return NULL;
+}
+
+/* A reader that holds a section of h.sp open until told:
+ * spawn(hold_thread, &h) raises h.inside once inside, and leaves when
+ * h.release is raised. */
+struct hold_arg {
+	struct srcu_struct *sp;
+	int inside, release;
+};
+
+static inline void *hold_thread(void *arg)
+{
+	struct hold_arg *h = arg;
+	int idx = srcu_read_lock(h->sp);
+
+	flag_set(&h->inside);
+	flag_wait(&h->release);
+	srcu_read_unlock(h->sp, idx);
+	return NULL;
+}
+
+/* A memfd for a process-shared domain's file (doc/shared.md), and a
+ * domain created in it: either failing fails the test (the error said). */
+static inline int new_memfd(void)
+{
+	int fd = (int)syscall(SYS_memfd_create, "srcu-test", 0);
+
+	REQUIRE(fd >= 0);
+	return fd;
+}
+
+static inline struct srcu_struct *shared_create(int fd, unsigned int slots, const char *name)
+{
+	struct srcu_struct *sp = NULL;
+	int err = init_srcu_struct_shared(fd, slots, name, &sp);
+
+	if (err)
+		fprintf(stderr, "init_srcu_struct_shared: %d (%s)\n", err, strerror(-err));
+	REQUIRE(err == 0 && sp);
+	return sp;
 }
 
 static void watchdog_fired(int sig)

@@ -67,38 +67,14 @@ static void test_batches(void)
 	CHECK_EQ(cleanup_srcu_struct(&s), 0);
 }
 
-struct holder {
-	struct srcu_struct *sp;
-	int locked, release, done;
-};
-
-static void *hold_reader(void *arg)
-{
-	struct holder *h = arg;
-	int idx = srcu_read_lock(h->sp);
-
-	flag_set(&h->locked);
-	flag_wait(&h->release);
-	srcu_read_unlock(h->sp, idx);
-	return NULL;
-}
-
-static void *run_synchronize(void *arg)
-{
-	struct holder *h = arg;
-
-	synchronize_srcu(h->sp);
-	flag_set(&h->done);
-	return NULL;
-}
-
 /* Bug caught: cleanup that frees a domain with readers inside or a grace
  * period running (the article leaks rather than corrupts; we also say so),
  * or that leaves the domain unusable after refusing. */
 static void test_cleanup_busy(void)
 {
 	struct srcu_struct s;
-	struct holder h = { .sp = &s };
+	struct hold_arg h = { .sp = &s };
+	struct sync_arg a = { .sp = &s };
 	pthread_t r, u;
 	int idx;
 
@@ -107,19 +83,19 @@ static void test_cleanup_busy(void)
 	CHECK_EQ(cleanup_srcu_struct(&s), -EBUSY);
 	srcu_read_unlock(&s, idx);
 
-	r = spawn(hold_reader, &h);                       /* another thread */
-	flag_wait(&h.locked);
+	r = spawn(hold_thread, &h);                       /* another thread */
+	flag_wait(&h.inside);
 	CHECK_EQ(cleanup_srcu_struct(&s), -EBUSY);
-	u = spawn(run_synchronize, &h);                   /* GP in flight */
+	u = spawn(sync_thread, &a);                       /* GP in flight */
 	while (__atomic_load_n(&srcu__dom_area(&s)->gp_lock, __ATOMIC_SEQ_CST) == 0)
 		sleep_us(100);
 	sleep_ms(20);
-	CHECK(!flag_get(&h.done));
+	CHECK(!flag_get(&a.done));
 	CHECK_EQ(cleanup_srcu_struct(&s), -EBUSY);
 	flag_set(&h.release);
 	join(r);
 	join(u);
-	CHECK(flag_get(&h.done));
+	CHECK(flag_get(&a.done));
 	synchronize_srcu(&s);                             /* still usable */
 	idx = srcu_read_lock(&s);
 	srcu_read_unlock(&s, idx);
@@ -130,10 +106,10 @@ static int stop_cleanups;
 
 static void *cleanup_loop(void *arg)
 {
-	struct holder *h = arg;
+	struct srcu_struct *sp = arg;
 
 	while (!flag_get(&stop_cleanups))
-		CHECK_EQ(cleanup_srcu_struct(h->sp), -EBUSY);
+		CHECK_EQ(cleanup_srcu_struct(sp), -EBUSY);
 	return NULL;
 }
 
@@ -143,22 +119,23 @@ static void *cleanup_loop(void *arg)
 static void test_cleanup_races_synchronize(void)
 {
 	struct srcu_struct s;
-	struct holder h = { .sp = &s };
+	struct hold_arg h = { .sp = &s };
+	struct sync_arg a = { .sp = &s };
 	pthread_t r, c, u;
 
 	REQUIRE(init_srcu_struct(&s) == 0);
-	r = spawn(hold_reader, &h);
-	flag_wait(&h.locked);
-	c = spawn(cleanup_loop, &h);
+	r = spawn(hold_thread, &h);
+	flag_wait(&h.inside);
+	c = spawn(cleanup_loop, &s);
 	sleep_ms(20);
-	u = spawn(run_synchronize, &h);
+	u = spawn(sync_thread, &a);
 	sleep_ms(100);
 	flag_set(&stop_cleanups);
 	join(c);
 	flag_set(&h.release);
 	join(r);
 	join(u);
-	CHECK(flag_get(&h.done));
+	CHECK(flag_get(&a.done));
 	CHECK_EQ(cleanup_srcu_struct(&s), 0);
 }
 

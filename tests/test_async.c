@@ -138,11 +138,19 @@ static void test_backpressure(void)
 	r = spawn(hold_reader, &h);
 	flag_wait(&h.inside);
 	c = spawn(flood_caller, &f);
+	/* Until the flood has blocked (a loaded machine may take a while
+	 * to run it at all): then it must stay blocked, not queue. */
+	for (int i = 0; i < 10000; i++) {
+		REQUIRE(srcu_get_stats(&dom, &st) == 0);
+		if (st.backlog_blocked >= 1)
+			break;
+		sleep_ms(1);
+	}
+	CHECK(st.backlog_blocked >= 1);
 	sleep_ms(100);
 	CHECK(!flag_get(&f.done));                 /* blocked, not queueing */
 	REQUIRE(srcu_get_stats(&dom, &st) == 0);
 	CHECK(st.backlog <= 50);
-	CHECK(st.backlog_blocked >= 1);
 	/* A thread inside a read-side section must not block (it would wait
 	 * for itself): its call goes past the limit. */
 	{
@@ -258,25 +266,12 @@ static void check_polling(struct srcu_struct *d)
 	CHECK(poll_state_synchronize_srcu(d, c0));   /* old cookies stay done */
 }
 
-struct poll_holder { struct srcu_struct *d; int inside, release; };
-
-static void *hold_d(void *arg)
-{
-	struct poll_holder *p = arg;
-	int idx = srcu_read_lock(p->d);
-
-	flag_set(&p->inside);
-	flag_wait(&p->release);
-	srcu_read_unlock(p->d, idx);
-	return NULL;
-}
-
 /* Bugs caught: a cookie done while a reader from before its call is still
  * inside; start_poll blocking (or aborting) inside a section. */
 static void check_poll_waits_for_reader(struct srcu_struct *d)
 {
-	struct poll_holder p = { d, 0, 0 };
-	pthread_t t = spawn(hold_d, &p);
+	struct hold_arg p = { d, 0, 0 };
+	pthread_t t = spawn(hold_thread, &p);
 	unsigned long c;
 
 	flag_wait(&p.inside);
@@ -431,13 +426,13 @@ static void test_callback_forks(void)
 static void test_fork_while_worker_polls(void)
 {
 	struct srcu_struct d;
-	struct poll_holder p = { &d, 0, 0 };
+	struct hold_arg p = { &d, 0, 0 };
 	pthread_t t;
 	pid_t pid;
 	int status, i;
 
 	REQUIRE(init_srcu_struct_named(&d, "fork-poll") == 0);
-	t = spawn(hold_d, &p);
+	t = spawn(hold_thread, &p);
 	flag_wait(&p.inside);
 	(void)start_poll_synchronize_srcu(&d);   /* the worker waits for p */
 	sleep_ms(20);
@@ -468,7 +463,7 @@ static void test_fork_while_worker_polls(void)
 static void test_poll_survives_busy_cleanup(void)
 {
 	struct srcu_struct d;
-	struct poll_holder p = { &d, 0, 0 };
+	struct hold_arg p = { &d, 0, 0 };
 	unsigned long c;
 	pthread_t t;
 	int i;
@@ -476,7 +471,7 @@ static void test_poll_survives_busy_cleanup(void)
 	REQUIRE(init_srcu_struct_named(&d, "poll-busy") == 0);
 	for (int round = 0; round < 20; round++) {
 		p.inside = p.release = 0;
-		t = spawn(hold_d, &p);
+		t = spawn(hold_thread, &p);
 		flag_wait(&p.inside);
 		c = start_poll_synchronize_srcu(&d);
 		CHECK_EQ(cleanup_srcu_struct(&d), -EBUSY);

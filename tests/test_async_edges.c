@@ -156,7 +156,7 @@ static void test_limit_in_down_read_fast(void)
 
 static struct srcu_struct fdom;
 static struct srcu_head fork_heads[FORK_CBS];
-static int fork_runs, reader_in, reader_go, waiter_tid;
+static int fork_runs, waiter_tid;
 static pid_t parent_pid, child_pid;
 
 static void fork_cb(struct srcu_head *h)
@@ -174,17 +174,6 @@ static void fork_in_handler(int sig)
 		alarm(30 * test_timeout_scale());   /* the child's watchdog */
 	else
 		__atomic_store_n(&child_pid, p, __ATOMIC_SEQ_CST);
-}
-
-static void *fork_reader(void *arg)
-{
-	int idx = srcu_read_lock(&fdom);
-
-	(void)arg;
-	flag_set(&reader_in);
-	flag_wait(&reader_go);
-	srcu_read_unlock(&fdom, idx);
-	return NULL;
 }
 
 static void *barrier_waiter(void *arg)
@@ -217,14 +206,15 @@ static char thread_state(int tid)
 
 static void test_fork_in_barrier_handler(void)
 {
+	struct hold_arg held = { .sp = &fdom };   /* holds the callbacks' GP */
 	pthread_t reader, waiter;
 	int status;
 
 	REQUIRE(init_srcu_struct_named(&fdom, "fork-barrier") == 0);
 	parent_pid = getpid();
 	signal(SIGUSR1, fork_in_handler);
-	reader = spawn(fork_reader, NULL);   /* holds the callbacks' GP */
-	flag_wait(&reader_in);
+	reader = spawn(hold_thread, &held);
+	flag_wait(&held.inside);
 	for (int i = 0; i < FORK_CBS; i++)
 		call_srcu(&fdom, &fork_heads[i], fork_cb);
 	waiter = spawn(barrier_waiter, NULL);
@@ -240,7 +230,7 @@ static void test_fork_in_barrier_handler(void)
 		fprintf(stderr, "fork child's srcu_barrier(): status %#x (2: it never "
 			"returned)\n", status);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	flag_set(&reader_go);
+	flag_set(&held.release);
 	join(reader);
 	join(waiter);
 	CHECK_EQ(fork_runs, FORK_CBS);

@@ -42,20 +42,9 @@ static void test_collapse(void)
 	CHECK_EQ(exp_gps() - before, 1);
 }
 
-/* A reader that holds a section until told, then one that idles: its
- * record makes every check need membarrier (another thread may read). */
-static int hold, holding, release_it, stop_idler, idler_ready;
-
-static void *holder(void *arg)
-{
-	int idx = srcu_read_lock(&dom);
-
-	(void)arg;
-	flag_set(&holding);
-	flag_wait(&release_it);
-	srcu_read_unlock(&dom, idx);
-	return NULL;
-}
+/* A reader that idles: its record makes every check need membarrier
+ * (another thread may read). */
+static int stop_idler, idler_ready;
 
 static void *idler(void *arg)
 {
@@ -63,16 +52,6 @@ static void *idler(void *arg)
 	srcu_read_unlock(&dom, srcu_read_lock(&dom));
 	flag_set(&idler_ready);
 	flag_wait(&stop_idler);
-	return NULL;
-}
-
-static int sync_done;
-
-static void *sync_normal(void *arg)
-{
-	(void)arg;
-	synchronize_srcu(&dom);
-	flag_set(&sync_done);
 	return NULL;
 }
 
@@ -86,16 +65,17 @@ static void *sync_expedited(void *arg)
 static void test_mid_gp(void)
 {
 	unsigned long before = exp_gps(), done = srcu_batches_completed(&dom);
+	struct hold_arg held = { .sp = &dom };   /* a section held until told */
+	struct sync_arg a = { .sp = &dom };
 	pthread_t h, u;
 
-	hold = holding = release_it = sync_done = 0;
-	h = spawn(holder, NULL);
-	flag_wait(&holding);
-	u = spawn(sync_normal, NULL);
+	h = spawn(hold_thread, &held);
+	flag_wait(&held.inside);
+	u = spawn(sync_thread, &a);
 	sleep_ms(50);                 /* the GP runs, waiting for the holder */
-	CHECK(!flag_get(&sync_done));
+	CHECK(!flag_get(&a.done));
 	srcu_expedite_current(&dom);
-	flag_set(&release_it);
+	flag_set(&held.release);
 	join(u);
 	join(h);
 	CHECK_EQ(srcu_batches_completed(&dom) - done, 1);
@@ -128,22 +108,23 @@ static void test_idle_unpaced(void)
 static void paced_then_cut(void (*cut)(void), const char *what)
 {
 	unsigned long before = exp_gps();
+	struct sync_arg a = { .sp = &dom };
 	pthread_t u;
 
 	srcu_read_unlock(&dom, srcu_read_lock(&dom));
 	synchronize_srcu(&dom);   /* its first check sees the section */
-	sync_done = pace_asks = 0;
+	pace_asks = 0;
 	/* Past the bound a paced GP goes on unpaced: lift it, so that only
 	 * the cut can end this one. */
 	srcu__fence_pace_max_ns = (int64_t)600 * 1000 * 1000 * 1000;
 	flag_set(&pace_forever);
-	u = spawn(sync_normal, NULL);
+	u = spawn(sync_thread, &a);
 	while (!__atomic_load_n(&pace_asks, __ATOMIC_SEQ_CST))
 		sleep_us(100);
 	sleep_ms(20);
-	if (flag_get(&sync_done))
+	if (flag_get(&a.done))
 		fprintf(stderr, "%s: the paced GP did not wait\n", what);
-	CHECK(!flag_get(&sync_done));
+	CHECK(!flag_get(&a.done));
 	cut();
 	join(u);   /* hangs (the watchdog fails the test) if not cut */
 	pace_forever = 0;

@@ -21,21 +21,6 @@ DEFINE_STATIC_SRCU_FAST(fast_static);
 DEFINE_SRCU_FAST(fast_global);
 static struct srcu_struct fast_dyn;
 
-struct sync_arg {
-	struct srcu_struct *sp;
-	int started, done;
-};
-
-static void *sync_thread(void *arg)
-{
-	struct sync_arg *a = arg;
-
-	flag_set(&a->started);
-	synchronize_srcu(a->sp);
-	flag_set(&a->done);
-	return NULL;
-}
-
 /* A reader sleeping inside a fast section: the updater waits for it. */
 static void test_waits_for_sleeper(struct srcu_struct *sp)
 {

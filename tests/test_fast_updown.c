@@ -35,21 +35,6 @@ DEFINE_STATIC_SRCU_FAST_UPDOWN(ud_static);
 DEFINE_SRCU_FAST_UPDOWN(ud_global);
 static struct srcu_struct ud;
 
-struct sync_arg {
-	struct srcu_struct *sp;
-	int started, done;
-};
-
-static void *sync_thread(void *arg)
-{
-	struct sync_arg *a = arg;
-
-	flag_set(&a->started);
-	synchronize_srcu(a->sp);
-	flag_set(&a->done);
-	return NULL;
-}
-
 /* Starts a GP and checks it is still waiting after a while. */
 static pthread_t sync_start(struct sync_arg *a)
 {

@@ -30,28 +30,7 @@ static bool child_may_spawn(const char *what)
 }
 
 static struct srcu_struct dom;
-static int inside, release, child_spawns;
-
-static void *hold_reader(void *arg)
-{
-	int idx = srcu_read_lock(&dom);
-
-	(void)arg;
-	flag_set(&inside);
-	flag_wait(&release);
-	srcu_read_unlock(&dom, idx);
-	return NULL;
-}
-
-static int gp_started;
-
-static void *run_gp(void *arg)
-{
-	(void)arg;
-	flag_set(&gp_started);
-	synchronize_srcu(&dom);   /* sleeps: hold_reader is inside */
-	return NULL;
-}
+static int child_spawns;
 
 static void *child_reader(void *arg)
 {
@@ -88,16 +67,18 @@ static int child_body(void)
  */
 static void test_fork_with_reader_and_gp(void)
 {
+	struct hold_arg h = { .sp = &dom };
+	struct sync_arg a = { .sp = &dom };   /* sleeps: h is inside */
 	pthread_t r, g;
 	pid_t pid;
 	int status;
 
 	child_spawns = child_may_spawn("a reader thread in the child");
 	REQUIRE(init_srcu_struct(&dom) == 0);
-	r = spawn(hold_reader, NULL);
-	flag_wait(&inside);
-	g = spawn(run_gp, NULL);
-	flag_wait(&gp_started);
+	r = spawn(hold_thread, &h);
+	flag_wait(&h.inside);
+	g = spawn(sync_thread, &a);
+	flag_wait(&a.started);
 	while (__atomic_load_n(&srcu__dom_area(&dom)->gp_lock, __ATOMIC_SEQ_CST) == 0)
 		sleep_us(100);
 	sleep_ms(20);   /* the GP is now asleep, waiting for the reader */
@@ -108,7 +89,7 @@ static void test_fork_with_reader_and_gp(void)
 	REQUIRE(waitpid(pid, &status, 0) == pid);
 	CHECK(WIFEXITED(status));
 	CHECK_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
-	flag_set(&release);          /* the parent is unaffected */
+	flag_set(&h.release);        /* the parent is unaffected */
 	join(r);
 	join(g);
 	CHECK_EQ(cleanup_srcu_struct(&dom), 0);

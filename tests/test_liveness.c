@@ -134,24 +134,6 @@ static bool flag_within(int *f, int s)
 	return flag_get(f);
 }
 
-struct sync_arg {
-	struct srcu_struct *sp;
-	bool expedited;
-	int done;
-};
-
-static void *sync_thread(void *arg)
-{
-	struct sync_arg *a = arg;
-
-	if (a->expedited)
-		synchronize_srcu_expedited(a->sp);
-	else
-		synchronize_srcu(a->sp);
-	flag_set(&a->done);
-	return NULL;
-}
-
 /* ---- the hooks ---- */
 
 enum pace_mode { PACE_REAL, PACE_MOVING, PACE_FOREVER };
@@ -194,7 +176,7 @@ static void hook(enum srcu__torture_point p, void *arg)
  * then the hand-over completes.  The GP must end. */
 static void gp_across_handover(pthread_t exiting, const char *what)
 {
-	struct sync_arg a = { &ud, false, 0 };
+	struct sync_arg a = { .sp = &ud };
 	pthread_t u;
 
 	flag_wait(&handover_mid);
@@ -276,7 +258,7 @@ static void set_pace(enum pace_mode m)
 
 static void test_pace_read_once(void)
 {
-	struct sync_arg a = { &dom, false, 0 };
+	struct sync_arg a = { .sp = &dom };
 	pthread_t u;
 
 	make_next_gp_paced();
@@ -294,7 +276,7 @@ static void test_pace_read_once(void)
 
 static void test_pace_served(void)
 {
-	struct sync_arg a = { &dom, false, 0 };
+	struct sync_arg a = { .sp = &dom };
 	pthread_t u;
 
 	make_next_gp_paced();

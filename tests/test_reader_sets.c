@@ -16,7 +16,6 @@
 #include "check.h"
 
 static struct srcu_struct dom, other;
-static int inside, release_it, gp_done;
 
 static void *read_once_then_exit(void *arg)
 {
@@ -26,43 +25,25 @@ static void *read_once_then_exit(void *arg)
 	return NULL;
 }
 
-static void *hold_section(void *arg)
-{
-	int idx = srcu_read_lock(&dom);
-
-	(void)arg;
-	flag_set(&inside);
-	flag_wait(&release_it);
-	srcu_read_unlock(&dom, idx);
-	return NULL;
-}
-
-static void *gp(void *arg)
-{
-	(void)arg;
-	synchronize_srcu(&dom);
-	flag_set(&gp_done);
-	return NULL;
-}
-
 /* A new thread (on a reused record, after before() ran in an exited
  * thread) holds a section of dom: the grace period must wait for it. */
 static void waits_for_new_reader(struct srcu_struct *before)
 {
+	struct hold_arg h = { .sp = &dom };
+	struct sync_arg a = { .sp = &dom };
 	pthread_t r, g;
 
 	if (before)
 		join(spawn(read_once_then_exit, before));
-	inside = release_it = gp_done = 0;
-	r = spawn(hold_section, NULL);
-	flag_wait(&inside);
-	g = spawn(gp, NULL);
+	r = spawn(hold_thread, &h);
+	flag_wait(&h.inside);
+	g = spawn(sync_thread, &a);
 	sleep_ms(20);
-	CHECK(!flag_get(&gp_done));
-	flag_set(&release_it);
+	CHECK(!flag_get(&a.done));
+	flag_set(&h.release);
 	join(r);
 	join(g);
-	CHECK(flag_get(&gp_done));
+	CHECK(flag_get(&a.done));
 }
 
 int main(void)

@@ -15,28 +15,8 @@
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/select.h>
-#include <sys/syscall.h>
 
 static const char *self_exe;
-
-static int new_memfd(void)
-{
-	int fd = (int)syscall(SYS_memfd_create, "srcu-test", 0);
-
-	REQUIRE(fd >= 0);
-	return fd;
-}
-
-static struct srcu_struct *create(int fd, unsigned int slots, const char *name)
-{
-	struct srcu_struct *sp = NULL;
-	int err = init_srcu_struct_shared(fd, slots, name, &sp);
-
-	if (err)
-		fprintf(stderr, "init_srcu_struct_shared: %d (%s)\n", err, strerror(-err));
-	REQUIRE(err == 0 && sp);
-	return sp;
-}
 
 /* ---- helper processes ---- */
 
@@ -178,8 +158,11 @@ static int helper_main(const char *mode, int fd)
 		for (;;)
 			pause();
 	}
-	if (strcmp(mode, "sync") == 0) {     /* a grace period, told when done */
+	if (strcmp(mode, "sync") == 0 || strcmp(mode, "sync-cued") == 0) {
+		/* A grace period, told when done; cued: once told to start. */
 		say('S');
+		if (mode[4])
+			hear();
 		synchronize_srcu(sp);
 		say('D');
 		hear();
@@ -224,26 +207,10 @@ static void helper_finish(struct helper *h, struct srcu_struct *sp, int fd)
 /* ---- the tests ---- */
 
 /* A grace period in one process and its updater's thread, watched. */
-struct gp_thread {
-	struct srcu_struct *sp;
-	int done;
-	pthread_t t;
-};
-
-static void *gp_run(void *arg)
+static pthread_t gp_start(struct sync_arg *g, struct srcu_struct *sp)
 {
-	struct gp_thread *g = arg;
-
-	synchronize_srcu(g->sp);
-	flag_set(&g->done);
-	return NULL;
-}
-
-static void gp_start(struct gp_thread *g, struct srcu_struct *sp)
-{
-	g->sp = sp;
-	g->done = 0;
-	g->t = spawn(gp_run, g);
+	*g = (struct sync_arg){ .sp = sp };
+	return spawn(sync_thread, g);
 }
 
 /* Bug caught: a GP that does not see another process's reader (its
@@ -253,18 +220,19 @@ static void gp_start(struct gp_thread *g, struct srcu_struct *sp)
 static void test_waits_for_other_process(void)
 {
 	int fd = new_memfd();
-	struct srcu_struct *sp = create(fd, 16, "cross");
+	struct srcu_struct *sp = shared_create(fd, 16, "cross");
 	struct helper h = helper_start("hold", fd);
-	struct gp_thread g;
+	struct sync_arg g;
+	pthread_t gt;
 	long long t0;
 
 	REQUIRE(helper_read(&h) == 'L');
-	gp_start(&g, sp);
+	gt = gp_start(&g, sp);
 	sleep_ms(300);
 	CHECK(!flag_get(&g.done));          /* the other process's section holds it */
 	hold_release(&h);
 	t0 = now_ns();
-	join(g.t);
+	join(gt);
 	CHECK(flag_get(&g.done));
 	/* Woken by the unlock, not by a periodic look (10 ms at the earliest). */
 	printf("  GP ended %.2f ms after the other process's unlock\n", (double)(now_ns() - t0) / 1e6);
@@ -276,7 +244,7 @@ static void test_waits_for_other_process(void)
 static void test_new_sections_not_waited(void)
 {
 	int fd = new_memfd();
-	struct srcu_struct *sp = create(fd, 16, "churn");
+	struct srcu_struct *sp = shared_create(fd, 16, "churn");
 	struct helper h = helper_start("churn", fd);
 
 	REQUIRE(helper_read(&h) == 'L');
@@ -304,7 +272,7 @@ static void on_report(const struct srcu_stall *s, void *arg)
 static void test_kill_in_section(bool reap)
 {
 	int fd = new_memfd();
-	struct srcu_struct *sp = create(fd, 16, "killed");
+	struct srcu_struct *sp = shared_create(fd, 16, "killed");
 	struct helper h = helper_start("hold-forever", fd);
 	long long t0;
 	int status;
@@ -347,18 +315,19 @@ static int attach_status(int fd)
 static void test_stopped_reader_still_waited(void)
 {
 	int fd = new_memfd();
-	struct srcu_struct *sp = create(fd, 16, "stopped");
+	struct srcu_struct *sp = shared_create(fd, 16, "stopped");
 	struct helper h = helper_start("hold", fd);
-	struct gp_thread g;
+	struct sync_arg g;
+	pthread_t gt;
 
 	REQUIRE(helper_read(&h) == 'L');
 	kill(h.pid, SIGSTOP);
-	gp_start(&g, sp);
+	gt = gp_start(&g, sp);
 	sleep_ms(600);   /* several looks for dead owners (10, 20, 40 ... ms) */
 	CHECK(!flag_get(&g.done));
 	kill(h.pid, SIGCONT);
 	hold_release(&h);
-	join(g.t);
+	join(gt);
 	helper_finish(&h, sp, fd);
 }
 
@@ -367,8 +336,8 @@ static void test_stopped_reader_still_waited(void)
 static void test_kill_in_gp(void)
 {
 	int fd = new_memfd();
-	struct srcu_struct *sp = create(fd, 16, "gp-killed");
-	struct helper h = helper_start("sync", fd);
+	struct srcu_struct *sp = shared_create(fd, 16, "gp-killed");
+	struct helper h = helper_start("sync-cued", fd);
 	struct srcu__shm_header *hdr = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	int idx = srcu_read_lock(sp);
 	srcu__u64 *gp_lock;
@@ -376,7 +345,11 @@ static void test_kill_in_gp(void)
 
 	REQUIRE(hdr != MAP_FAILED);
 	gp_lock = &srcu__dom_area(srcu__shm_domain_at(hdr))->gp_lock;
+	/* Cued once our section is open: a helper that ran its grace period
+	 * before our lock (a loaded machine runs the child first) would end
+	 * it at once and never be seen holding the lock. */
 	REQUIRE(helper_read(&h) == 'S');
+	helper_say(&h, 'g');
 	/* Its GP takes the lock and waits for our section: wait for the
 	 * lock (not a fixed 100 ms, which a loaded machine can spend before
 	 * the helper runs at all), then let it go to sleep on the section. */
@@ -403,9 +376,10 @@ static void test_kill_in_gp(void)
 static void test_fork_child(char how)
 {
 	int fd = new_memfd();
-	struct srcu_struct *sp = create(fd, 16, "forked");
+	struct srcu_struct *sp = shared_create(fd, 16, "forked");
 	int idx = srcu_read_lock(sp), p2c[2], c2p[2], status;
-	struct gp_thread g;
+	struct sync_arg g;
+	pthread_t gt;
 	pid_t pid;
 	char c;
 
@@ -431,11 +405,11 @@ static void test_fork_child(char how)
 	}
 	REQUIRE(read(c2p[0], &c, 1) == 1);
 	srcu_read_unlock(sp, idx);   /* the parent's own section ends */
-	gp_start(&g, sp);
+	gt = gp_start(&g, sp);
 	sleep_ms(200);
 	CHECK(!flag_get(&g.done));   /* the child's section holds it */
 	REQUIRE(write(p2c[1], &how, 1) == 1);
-	join(g.t);
+	join(gt);
 	REQUIRE(waitpid(pid, &status, 0) == pid);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	CHECK_EQ(srcu_shared_detach(sp), 0);
@@ -452,7 +426,7 @@ static void test_fork_child(char how)
 static void test_fork_while_parent_reads(void)
 {
 	int fd = new_memfd();
-	struct srcu_struct *sp = create(fd, 16, "fork-reads");
+	struct srcu_struct *sp = shared_create(fd, 16, "fork-reads");
 
 	for (int i = 0; i < 5; i++) {
 		int idx = srcu_read_lock(sp), status;   /* the slot is mapped */
@@ -484,7 +458,7 @@ static void test_fork_while_parent_reads(void)
 static void test_errors(void)
 {
 	int fd = new_memfd(), junk = new_memfd(), small = new_memfd();
-	struct srcu_struct *sp = create(fd, 3, "errors"), *other = NULL;
+	struct srcu_struct *sp = shared_create(fd, 3, "errors"), *other = NULL;
 	struct srcu__shm_header *h;
 	char buf[8192];
 	int idx;
@@ -568,10 +542,11 @@ static void test_errors(void)
 static void test_unknown_is_alive(void)
 {
 	int fd = new_memfd();
-	struct srcu_struct *sp = create(fd, 8, "no-fds");
+	struct srcu_struct *sp = shared_create(fd, 8, "no-fds");
 	struct helper h = helper_start("hold", fd);
 	struct rlimit saved, none;
-	struct gp_thread g;
+	struct sync_arg g;
+	pthread_t gt;
 	int probe;
 
 	REQUIRE(helper_read(&h) == 'L');
@@ -582,12 +557,12 @@ static void test_unknown_is_alive(void)
 	none = saved;
 	none.rlim_cur = (rlim_t)probe;
 	REQUIRE(setrlimit(RLIMIT_NOFILE, &none) == 0);
-	gp_start(&g, sp);
+	gt = gp_start(&g, sp);
 	sleep_ms(400);   /* looks for dead owners at 10, 30, 70, 150, 310 ms */
 	CHECK(!flag_get(&g.done));
 	REQUIRE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
 	hold_release(&h);
-	join(g.t);
+	join(gt);
 	helper_finish(&h, sp, fd);
 }
 
@@ -597,7 +572,7 @@ static void test_unknown_is_alive(void)
 static void test_exited_slots_reused(void)
 {
 	int fd = new_memfd();
-	struct srcu_struct *sp = create(fd, 3, "reuse");
+	struct srcu_struct *sp = shared_create(fd, 3, "reuse");
 
 	for (int i = 0; i < 6; i++) {
 		int status;
@@ -639,18 +614,19 @@ static void test_fork_callbacks_and_dirty_file(void)
 	char junk[4 * 4096];
 	struct srcu_struct *sp;
 	struct srcu_head head;
-	struct gp_thread g;
+	struct sync_arg g;
+	pthread_t gt;
 	pid_t pid;
 
 	memset(junk, 0xff, sizeof(junk));
 	REQUIRE(write(fd, junk, sizeof(junk)) == (ssize_t)sizeof(junk));
-	sp = create(fd, 2, "dirty");
+	sp = shared_create(fd, 2, "dirty");
 	synchronize_srcu(sp);   /* stale counts would hold it forever */
 	callbacks_run = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	REQUIRE(callbacks_run != MAP_FAILED);
 	idx = srcu_read_lock(sp);   /* the callback waits for this section */
 	call_srcu(sp, &head, count_callback);
-	gp_start(&g, sp);           /* and so does a GP the domain needs */
+	gt = gp_start(&g, sp);           /* and so does a GP the domain needs */
 	sleep_ms(20);
 	fflush(NULL);
 	pid = fork();
@@ -665,7 +641,7 @@ static void test_fork_callbacks_and_dirty_file(void)
 	REQUIRE(waitpid(pid, &status, 0) == pid);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	srcu_read_unlock(sp, idx);
-	join(g.t);
+	join(gt);
 	srcu_barrier(sp);
 	CHECK_EQ(*callbacks_run, 1);
 	CHECK_EQ(srcu_shared_detach(sp), 0);
@@ -680,8 +656,9 @@ static void test_fork_callbacks_and_dirty_file(void)
 static void test_fork_child_own_identity(void)
 {
 	int fd = new_memfd(), c2t[2], t2c[2], status;
-	struct srcu_struct *sp = create(fd, 8, "identity");
-	struct gp_thread g;
+	struct srcu_struct *sp = shared_create(fd, 8, "identity");
+	struct sync_arg g;
+	pthread_t gt;
 	pid_t p;
 	char c;
 
@@ -707,11 +684,11 @@ static void test_fork_child_own_identity(void)
 	}
 	REQUIRE(waitpid(p, &status, 0) == p);   /* P is dead, reaped */
 	REQUIRE(read(c2t[0], &c, 1) == 1);
-	gp_start(&g, sp);
+	gt = gp_start(&g, sp);
 	sleep_ms(300);
 	CHECK(!flag_get(&g.done));   /* C's section holds it */
 	REQUIRE(write(t2c[1], "u", 1) == 1);
-	join(g.t);
+	join(gt);
 	close(t2c[1]);
 	sleep_ms(50);   /* C (not our child) detaches and exits */
 	CHECK_EQ(srcu_shared_detach(sp), 0);
@@ -723,7 +700,7 @@ static void test_fork_child_own_identity(void)
 static void test_two_domains(void)
 {
 	int fa = new_memfd(), fb = new_memfd();
-	struct srcu_struct *a = create(fa, 4, "A"), *b = create(fb, 4, "B");
+	struct srcu_struct *a = shared_create(fa, 4, "A"), *b = shared_create(fb, 4, "B");
 	struct helper h = helper_start("hold", fa);
 
 	CHECK(srcu__id_of(a) != srcu__id_of(b));
@@ -779,7 +756,7 @@ static int test_other_model(char **cmd)
 	int mine = new_memfd(), theirs = new_memfd();
 
 	watchdog(120);
-	sp = create(mine, 4, "this-model");
+	sp = shared_create(mine, 4, "this-model");
 	CHECK_EQ(other_model_run(cmd, "attach", mine), EPROTO);
 	CHECK_EQ(other_model_run(cmd, "create", theirs), 0);
 	CHECK_EQ(srcu_shared_attach(theirs, &sp), -EPROTO);
@@ -814,9 +791,9 @@ static void test_every_owner_died(void)
 	int err;
 
 	int dfd = new_memfd();
-	struct srcu_struct *dummy = create(dfd, 4, "dummy");   /* block 0, */
+	struct srcu_struct *dummy = shared_create(dfd, 4, "dummy");   /* block 0, */
 
-	other_sp = create(ofd, 4, "other");   /* so that this one is in block 1 */
+	other_sp = shared_create(ofd, 4, "other");   /* so that this one is in block 1 */
 	CHECK_EQ(srcu_shared_detach(dummy), 0);   /* and the crashed file's 0 is free */
 	close(dfd);
 	reports_in_attach = 0;
@@ -870,21 +847,22 @@ static void test_reserve_counts_dead_idle(void)
 static void test_detach_under_synchronize(void)
 {
 	int fd = new_memfd();
-	struct srcu_struct *sp = create(fd, 8, "detach-busy");
+	struct srcu_struct *sp = shared_create(fd, 8, "detach-busy");
 	struct helper h = helper_start("hold", fd), u;
-	struct gp_thread g;
+	struct sync_arg g;
+	pthread_t gt;
 
 	REQUIRE(helper_read(&h) == 'L');
 	u = helper_start("sync", fd);
 	REQUIRE(helper_read(&u) == 'S');
 	sleep_ms(100);   /* its GP holds the lock, waiting for the section */
-	gp_start(&g, sp);
+	gt = gp_start(&g, sp);
 	sleep_ms(200);   /* inside, waiting for the other process's GP */
 	CHECK(!flag_get(&g.done));
 	CHECK_EQ(srcu_shared_detach(sp), -EBUSY);
 	hold_release(&h);
 	REQUIRE(helper_read(&u) == 'D');
-	join(g.t);
+	join(gt);
 	helper_say(&u, 'x');
 	CHECK_EQ(helper_wait(&u), 0);
 	helper_finish(&h, sp, fd);
@@ -892,23 +870,6 @@ static void test_detach_under_synchronize(void)
 
 /* A private domain's section, held open in a thread of its own until
  * released. */
-struct private_hold {
-	struct srcu_struct *sp;
-	int inside, release;
-	pthread_t t;
-};
-
-static void *private_hold_run(void *arg)
-{
-	struct private_hold *p = arg;
-	int idx = srcu_read_lock(p->sp);
-
-	flag_set(&p->inside);
-	flag_wait(&p->release);
-	srcu_read_unlock(p->sp, idx);
-	return NULL;
-}
-
 /* Bug caught: the inline read side taking its counter's word from the
  * file.  Whoever writes the file rewrites the domain's slot and lock
  * words there to a private domain's: the unlock of a shared section then
@@ -920,10 +881,11 @@ static void *private_hold_run(void *arg)
 static void test_file_words_not_trusted(void)
 {
 	int fd = new_memfd();
-	struct srcu_struct *sp = create(fd, 8, "rewritten"), priv;
+	struct srcu_struct *sp = shared_create(fd, 8, "rewritten"), priv;
 	struct srcu__shm_header *hdr = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	struct private_hold hold = { .sp = &priv };
-	struct gp_thread g;
+	struct hold_arg hold = { .sp = &priv };
+	struct sync_arg g;
+	pthread_t ht, gt;
 	uint16_t *words, saved[2];
 	int sidx;
 
@@ -932,7 +894,7 @@ static void test_file_words_not_trusted(void)
 	words = &srcu__shm_domain_at(hdr)->slot_word;
 	saved[0] = words[0];
 	saved[1] = words[1];
-	hold.t = spawn(private_hold_run, &hold);
+	ht = spawn(hold_thread, &hold);
 	flag_wait(&hold.inside);
 	sidx = srcu_read_lock(sp);
 	/* Both fresh: index 0, the one the private section counted on. */
@@ -943,12 +905,12 @@ static void test_file_words_not_trusted(void)
 	sidx = srcu_read_lock(sp);   /* and whole sections under the rewritten words */
 	srcu_read_unlock(sp, sidx);
 	srcu_read_unlock_fast(sp, srcu_read_lock_fast(sp));
-	gp_start(&g, &priv);
+	gt = gp_start(&g, &priv);
 	sleep_ms(200);   /* the private section is still open */
 	CHECK(!flag_get(&g.done));
 	flag_set(&hold.release);
-	join(hold.t);
-	join(g.t);
+	join(ht);
+	join(gt);
 	CHECK(flag_get(&g.done));
 	/* The file's index bit is the shared domain's: its GPs still flip
 	 * it, and end. */
@@ -966,7 +928,7 @@ static void test_file_words_not_trusted(void)
 static void lock_after_detach(void)
 {
 	int fd = new_memfd();
-	struct srcu_struct *sp = create(fd, 4, "gone");
+	struct srcu_struct *sp = shared_create(fd, 4, "gone");
 
 	REQUIRE(srcu_shared_detach(sp) == 0);
 	(void)srcu_read_lock(sp);
@@ -975,7 +937,7 @@ static void lock_after_detach(void)
 static void sync_after_detach(void)
 {
 	int fd = new_memfd();
-	struct srcu_struct *sp = create(fd, 4, "gone");
+	struct srcu_struct *sp = shared_create(fd, 4, "gone");
 
 	REQUIRE(srcu_shared_detach(sp) == 0);
 	synchronize_srcu(sp);

@@ -13,23 +13,6 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-
-static int new_memfd(void)
-{
-	int fd = (int)syscall(SYS_memfd_create, "srcu-hooks", 0);
-
-	REQUIRE(fd >= 0);
-	return fd;
-}
-
-static struct srcu_struct *create(int fd, unsigned int slots, const char *name)
-{
-	struct srcu_struct *sp = NULL;
-
-	REQUIRE(init_srcu_struct_shared(fd, slots, name, &sp) == 0 && sp);
-	return sp;
-}
 
 /* ---- the hook: stop this process at one point, say so, wait ---- */
 
@@ -129,20 +112,6 @@ static void kill_reap(pid_t pid)
 
 /* ---- bug 3: a fork child inheriting a section nobody holds ---- */
 
-struct gp_thread {
-	struct srcu_struct *sp;
-	int done;
-};
-
-static void *gp_run(void *arg)
-{
-	struct gp_thread *g = arg;
-
-	synchronize_srcu(g->sp);
-	flag_set(&g->done);
-	return NULL;
-}
-
 /* The hook for the fork test: the child's handler reports, then waits
  * for the parent's go. */
 static int phantom_out, phantom_in;
@@ -170,9 +139,9 @@ static void at_fork_child(enum srcu__torture_point p, void *arg)
 static void test_fork_phantom_section(void)
 {
 	int fd = new_memfd(), c2p[2], p2c[2], status;
-	struct srcu_struct *sp = create(fd, 8, "phantom");
+	struct srcu_struct *sp = shared_create(fd, 8, "phantom");
 	int idx = srcu_read_lock(sp);   /* the forking thread's slot is mapped */
-	struct gp_thread gp = { 0 };
+	struct sync_arg gp = { 0 };
 	long long t0;
 	pthread_t t;
 	pid_t pid;
@@ -204,7 +173,7 @@ static void test_fork_phantom_section(void)
 	srcu_read_unlock(sp, idx);
 	t0 = now_ns();
 	gp.sp = sp;
-	t = spawn(gp_run, &gp);
+	t = spawn(sync_thread, &gp);
 	/* A phantom holds it until the child exits: 10 s is the bound on a
 	 * GP that waits for nothing (it takes milliseconds). */
 	while (!flag_get(&gp.done) && now_ns() - t0 < 10000000000LL)
@@ -244,7 +213,7 @@ static void read_then_reserve(struct srcu_struct *sp)
 static void test_kill_in_claim_free(void)
 {
 	int fd = new_memfd(), slot, idx;
-	struct srcu_struct *sp = create(fd, 4, "claim-free");
+	struct srcu_struct *sp = shared_create(fd, 4, "claim-free");
 	pid_t victim;
 
 	idx = srcu_read_lock(sp);   /* our home slot 0, mapped */
@@ -278,7 +247,7 @@ static void read_once(struct srcu_struct *sp)
 static void test_kill_in_claim_dead(void)
 {
 	int fd = new_memfd(), slot, idx, status, reports;
-	struct srcu_struct *sp = create(fd, 2, "claim-dead");
+	struct srcu_struct *sp = shared_create(fd, 2, "claim-dead");
 	pid_t exited, victim;
 
 	idx = srcu_read_lock(sp);   /* our home slot 0 */
@@ -368,7 +337,7 @@ static void *hold_section(void *arg)
 static void test_own_identity(int fake, int thread)
 {
 	int fd = new_memfd(), c2p[2], p2c[2], status, idx;
-	struct srcu_struct *sp = create(fd, 4, "identity");
+	struct srcu_struct *sp = shared_create(fd, 4, "identity");
 	pid_t pid;
 	char c;
 

@@ -115,16 +115,13 @@ struct stat3 gp_with_threads_alt(const struct peer *p, const struct peer *alt, i
 void bench_update_init(void);
 
 /* Instructions per pair under callgrind (bench_instr.c): main's
- * --instr-child, and what figures 1 and 11 record before they run. */
+ * --instr-child, and what figure 1 records before it runs (figure 11
+ * records its own: bench_shared.c). */
 int instr_child(const char *name);
 void measure_instructions(const char *self_path);
-void measure_shared_instructions(const char *self_path);
 
-/* The header line: which machine, which backend (bench_machine.c). */
+/* The header line: which machine, which backend (bench_machine.c); it
+ * keeps it as the results' machine_line(). */
 void print_machine(const struct bench_run *run);
-/* That line, without its newline: the plots' caption. */
-const char *machine_line(void);
-/* A recorded run's line instead (srcu-bench --from). */
-void set_machine_line(const char *line);
 
 #endif

@@ -169,13 +169,10 @@ void figure_machine(const struct bench_run *run)
 		    windows(futex_window_us, secs, 0), "");
 }
 
-static char machine[512] = "srcu-bench: machine not printed";   /* machine_line() */
-
 /* The header line: which CPU, kernel and backend (the figures vary with them). */
-
 void print_machine(const struct bench_run *run)
 {
-	char line[256], model[256] = "unknown";
+	char line[256], model[256] = "unknown", machine[512];
 	struct utsname u;
 	FILE *f = fopen("/proc/cpuinfo", "r");
 
@@ -191,15 +188,6 @@ void print_machine(const struct bench_run *run)
 	uname(&u);
 	snprintf(machine, sizeof(machine), "srcu-bench: %s, %d CPUs, Linux %s, libsrcu backend %s%s",
 		 model, run->ncpu, u.release, srcu_backend(), run->quick ? ", --quick" : "");
+	set_machine_line(machine);
 	printf("%s\n", machine);
-}
-
-const char *machine_line(void)
-{
-	return machine;
-}
-
-void set_machine_line(const char *line)
-{
-	snprintf(machine, sizeof(machine), "%s", line);
 }

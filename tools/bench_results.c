@@ -263,6 +263,20 @@ const char *figure_why(int n)
 	return figure_ok(n) ? figure_whys[n] : "";
 }
 
+/* ---- the machine line ---- */
+
+static char machine[512] = "srcu-bench: machine not printed";
+
+const char *machine_line(void)
+{
+	return machine;
+}
+
+void set_machine_line(const char *line)
+{
+	snprintf(machine, sizeof(machine), "%.*s", (int)sizeof(machine) - 1, line);
+}
+
 static const char *const state_name[] = { "not-run", "ran", "failed" };
 
 /* s as a JSON string's contents: quotes and backslashes escaped, control

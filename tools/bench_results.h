@@ -56,6 +56,12 @@ void figure_skipped(int n);
 enum figure_state figure_state(int n);
 const char *figure_why(int n);
 
+/* The header line, without its newline (print_machine() sets it; the
+ * JSON keeps it, the plots' caption shows it), or a recorded run's
+ * (srcu-bench --from). */
+const char *machine_line(void);
+void set_machine_line(const char *line);
+
 void write_json(const char *path, int cpus, const char *backend, int quick, int rounds);
 void write_csv(const char *path);
 /* A recorded run read back (srcu-bench --from): 0, or -1.  Its date

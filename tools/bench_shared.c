@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_callgrind.h"
 #include "bench_shared.h"
 #include "bench_results.h"
 #include "clock.h"
@@ -355,6 +356,23 @@ static int setup_shared(void)
 	err = init_srcu_struct_shared(fd, SLOTS, "srcu-bench", &shared_domain);
 	close(fd);   /* the attachment keeps a descriptor of its own */
 	return err;
+}
+
+/* The same for figure 11's rows (its own read loops). */
+static void measure_shared_instructions(const char *self_path)
+{
+	char name[64];
+
+	if (!callgrind_usable())
+		return;
+	for (int r = 0; r < SHARED_NROWS; r++) {
+		double ir;
+
+		snprintf(name, sizeof(name), "fig11:%s", shared_row_name[r]);
+		ir = callgrind_per_pair(name, self_path);
+		if (ir > 0)
+			record("shared", shared_row_name[r], "instr_per_pair", ir, "instructions");
+	}
 }
 
 void figure_shared(const struct bench_run *run)

@@ -41,8 +41,8 @@
  * over it, the output files and the SUMMARY.  The figures are in files
  * of their own (bench.h lists them): bench_read.c (1, 2), bench_update.c
  * (3 to 7), bench_call.c (8), bench_machine.c (9), bench_lfht.c (10),
- * bench_shared.c (11), bench_sharing.c (12); bench_instr.c counts
- * instructions for 1 and 11.
+ * bench_shared.c (11), bench_sharing.c (12); bench_callgrind.c counts
+ * instructions for 1 (bench_instr.c) and 11.
  *
  * SPDX-License-Identifier: MIT
  */

@@ -71,14 +71,6 @@
 #include "srcu-torture.h"
 #include "../src/torture.h"   /* the library's test-only hooks */
 
-struct torture_config cfg = {
-	.duration_s = 60, .readers = 0, .writers = 4, .domains = 2,
-	.async_writers = 1, .poll_writers = 1,
-	.expedited_ratio = 0.25, .seed = 1, .flavor = SRCU_TORTURE_CORRECT,
-	.flavor_name = "srcu", .reader_delay_permille = 20, .chaos = true,
-	.stall_s = 30, .liveness_margin_s = 3,
-};
-
 /* ---- options ---- */
 
 static const struct { const char *name; int flavor, tool; } flavors[] = {

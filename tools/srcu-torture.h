@@ -1,26 +1,34 @@
 /*
  * srcu-torture.h: what the parts of srcu-torture share.
  *
- *   srcu-torture.c      options, and the choice of mode
+ * Lowest first: each file calls only the files above it in this list
+ * (tests/layers_check.sh checks it, ctest layers_check.torture).
+ *
+ *   torture-config.c    the configuration (torture-config.h), its defaults
+ *   torture-run.c       the run's state, its clock, its stop and failures
+ *   torture-tso.c       a store buffer for lock counts, drained by membarrier
+ *   torture-live.c      the liveness oracle (every grace period ends within
+ *                       a bound), its watchdog, and the workload it judges
  *   torture-pipeline.c  the one pipeline: objects, writers, the reader's
- *                       section and checks, failures
+ *                       section and checks
  *   torture-report.c    totals, progress lines, the report, the JSON and
  *                       the monitor
- *   torture-threads.c   the default mode: objects published by pointer,
- *                       readers in threads (nested, overlapping, handed off)
- *   torture-procs.c     --processes: objects published by index in a
- *                       shared mapping, readers in processes that are
- *                       SIGKILLed at random, and their supervision
+ *   torture-chain.c     chaos's call_srcu() chains across domains at a small
+ *                       backlog limit, polled calls, srcu_barrier() and
+ *                       cleanup with re-init racing them (issue 35)
  *   torture-chaos.c     everything that runs beside the threads mode's
  *                       readers and writers: domain and thread churn, fork,
  *                       signals to blocked updaters, a reader that exits
  *                       inside its section, id exhaustion
- *   torture-tso.c       a store buffer for lock counts, drained by membarrier
- *   torture-chain.c     chaos's call_srcu() chains across domains at a small
- *                       backlog limit, polled calls, srcu_barrier() and
- *                       cleanup with re-init racing them (issue 35)
- *   torture-live.c      the liveness oracle (every grace period ends within
- *                       a bound), its watchdog, and the workload it judges
+ *   torture-threads.c   the default mode: objects published by pointer,
+ *                       readers in threads (nested, overlapping, handed off)
+ *   torture-shared.c    issue 34's scenarios beside --processes, and
+ *                       --cotenant
+ *   torture-procs*.c    --processes: objects published by index in a
+ *                       shared mapping, readers in processes that are
+ *                       SIGKILLed at random, and their supervision (its
+ *                       parts: torture-procs.h)
+ *   srcu-torture.c      options, and the choice of mode
  *
  * The pipeline is the kernel rcutorture's, by concept: one implementation
  * of the writers, the reader's checks and the report, and a table of
@@ -39,6 +47,7 @@
 #include <sys/types.h>
 
 #include "srcu.h"
+#include "torture-config.h"
 
 #define PIPE_LEN   10               /* an object is poisoned and reused at this age */
 #define PER_WRITER (PIPE_LEN + 2)   /* a writer's objects: current + retired + one spare */
@@ -142,35 +151,6 @@ struct torture_ops {
 	void (*json_more)(FILE *f, const struct totals *t);
 };
 
-struct torture_config {
-	double duration_s;
-	int readers, writers, domains;
-	int async_writers, poll_writers;   /* beside the synchronize writers */
-	double expedited_ratio;
-	unsigned int seed;
-	int flavor;
-	const char *flavor_name;
-	const char *json;
-	int reader_delay_permille;   /* chance that a lock is delayed in the window */
-	bool stop_on_fail;
-	bool chaos;                  /* churn, fork, signals, exit-inside */
-	bool signal_storm;           /* chaos: sections in signal handlers */
-	bool fork_storm;             /* chaos: fork() every few ms */
-	bool no_fork;                /* chaos: no fork() at all (qemu-user) */
-	double stall_s;              /* a writer without progress this long: FAIL */
-	int processes;               /* reader processes (torture-procs.c); 0: threads */
-	double liveness_margin_s;    /* the oracle's margin (torture-live.c) */
-	bool cotenant;               /* --processes: a co-tenant rewrites the file */
-	int tool_busted;             /* a bug of the tool's own (enum tool_busted) */
-};
-
-/* Flavours that break the tool, not the library: the test of its checks. */
-enum tool_busted {
-	TOOL_CORRECT = 0,
-	TOOL_FREEATCALL,         /* torture-chain.c frees at call_srcu(), not in the callback */
-};
-
-extern struct torture_config cfg;
 extern const struct torture_ops *ops;
 extern struct torture_run *run;
 extern struct writer *writers;
@@ -205,7 +185,7 @@ static inline void store_max(int64_t *m, int64_t v)
 		;
 }
 
-/* torture-pipeline.c */
+/* torture-run.c: the state above, the clock, the stop and the failures. */
 int64_t now_ns(void);
 void sleep_ns(int64_t ns);
 /* Short sleeps common, long ones still happen (doubling with chance 1/2). */
@@ -220,6 +200,8 @@ void torture_reader_delay(void);
 /* Nonzero while this thread runs a signal handler of the tool's: no
  * reader delay there (torture_reader_delay()). */
 extern __thread int torture_in_handler;
+
+/* torture-pipeline.c */
 /* Objects and writer statistics live where the mode puts them. */
 void pipeline_setup(struct tobj *o, struct wstats *ws);
 void writers_init(struct srcu_struct *const *doms, int ndoms);
@@ -233,17 +215,16 @@ void record_section(struct reader_stats *st, const struct tobj *p, unsigned long
 void torture_read_section(struct reader_stats *st, unsigned int *seed, int depth);
 void stretch_section(struct reader_stats *st, unsigned int *seed, int depth);
 void stray_sum(struct totals *t);
+/* Add n readers' statistics (s[0..n-1]) to t. */
+void sum_readers(struct totals *t, const struct reader_stats *s, int n);
 
 /* torture-report.c */
-void sum_readers(struct totals *t, const struct reader_stats *s, int n);
 void progress_line(void);
 int torture_report(void);
 void torture_monitor(void);
 
 /* torture-threads.c: the run without --processes; the exit status. */
 int threads_main(void);
-/* One complete, checked read-side section on a random writer's object. */
-void torture_read_once(unsigned int *seed);
 
 /* torture-chaos.c */
 struct chaos_stats {
@@ -254,7 +235,10 @@ struct chaos_stats {
 };
 extern struct chaos_stats chaos;
 void chaos_exhaust_ids(void);             /* before the run's domains exist */
-void chaos_start(void);
+/* section: one complete, checked read-side section of the mode's on a
+ * random writer's object (torture-threads.c), which the churned and the
+ * stormed reader threads run. */
+void chaos_start(void (*section)(unsigned int *seed));
 void chaos_stop(void);
 void chaos_note_writer(pthread_t t);      /* a thread to send signals to */
 

@@ -51,6 +51,8 @@ static int nchaos;
 static pthread_t signal_targets[64];
 static int nsignal_targets;
 static unsigned long signals_handled;
+/* The mode's checked section (chaos_start()'s read_once). */
+static void (*read_once)(unsigned int *seed);
 
 /* ---- init_srcu_struct() failure: exhaust the id space ---- */
 
@@ -149,7 +151,7 @@ static void *transient_reader(void *arg)
 	unsigned int seed = (unsigned int)(uintptr_t)arg | 1;
 
 	for (int i = 0; i < 20; i++)
-		torture_read_once(&seed);
+		read_once(&seed);
 	return NULL;   /* holding nothing: its record goes back to the pool */
 }
 
@@ -349,7 +351,7 @@ static void *stormed_reader(void *arg)
 
 	st->armed = storm_timer_start(&st->timer, 20 * 1000);
 	for (int i = 0; i < 20 && !stopping(); i++)
-		torture_read_once(&st->seed);
+		read_once(&st->seed);
 	return NULL;
 }
 
@@ -490,10 +492,11 @@ static void *chaos_main(void *arg)
 	return NULL;
 }
 
-void chaos_start(void)
+void chaos_start(void (*section)(unsigned int *seed))
 {
 	struct sigaction sa;
 
+	read_once = section;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;   /* no SA_RESTART: blocked calls see EINTR */
 	sigemptyset(&sa.sa_mask);

@@ -16,25 +16,11 @@
  * SPDX-License-Identifier: MIT
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
 #include "srcu-torture.h"
-
-static struct torture_run private_run;
-struct torture_run *run = &private_run;
-const struct torture_ops *ops;
-struct writer *writers;
-int nwriters;
-struct wstats *wstats;
-struct tobj *objs;
-unsigned int nobjs;
 
 /* call_srcu() heads stay in the writers' process (a fork copies them, and
  * its worker runs the callbacks): heads[i] is objs[i]'s. */
@@ -45,82 +31,6 @@ static struct wstats *own_wstats;
 /* Sections of threads without counters of their own. */
 static struct reader_stats stray_stats;
 static pthread_mutex_t stray_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* ---- small helpers ---- */
-
-int64_t now_ns(void)
-{
-	return clock_now_ns();
-}
-
-void sleep_ns(int64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-void sleep_log_uniform(unsigned int *seed, int64_t min_ns, int64_t max_ns)
-{
-	int64_t ns = min_ns;
-
-	while (ns < max_ns && rnd(seed) % 2)
-		ns *= 2;
-	sleep_ns(ns + (int64_t)(rnd(seed) % (unsigned int)ns));
-}
-
-double elapsed_s(void)
-{
-	return (double)(now_ns() - run->start_ns) / 1e9;
-}
-
-bool stopping(void)
-{
-	return __atomic_load_n(&run->stop, __ATOMIC_ACQUIRE);
-}
-
-void torture_stop(void)
-{
-	__atomic_store_n(&run->stop, 1, __ATOMIC_RELEASE);
-}
-
-/* Lock-free: any process of the run may fail it. */
-void torture_fail(const char *fmt, ...)
-{
-	unsigned long n = __atomic_fetch_add(&run->failures, 1, __ATOMIC_SEQ_CST);
-	char msg[sizeof(run->first_failure)];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (n == 0) {
-		run->first_failure_s = elapsed_s();
-		memcpy(run->first_failure, msg, sizeof(msg));
-	}
-	ops->announce(n, msg);
-	if (cfg.stop_on_fail)
-		torture_stop();
-}
-
-__thread int torture_in_handler;
-
-void torture_reader_delay(void)
-{
-	static __thread unsigned int seed;
-
-	/* Not in a signal handler: a storm's timer fires every 20 us, and a
-	 * handler that sleeps longer runs again as it returns, for ever,
-	 * while the thread it interrupted holds its section open (a
-	 * torture.storms run hung so on a loaded machine). */
-	if (torture_in_handler)
-		return;
-	if (!seed)
-		seed = (unsigned int)now_ns() | 1;
-	if (rnd(&seed) % 1000 < (unsigned int)cfg.reader_delay_permille)
-		sleep_log_uniform(&seed, 1000, 2 * MS);
-}
 
 /* ---- objects ---- */
 
@@ -453,6 +363,23 @@ void record_section(struct reader_stats *st, const struct tobj *p, unsigned long
 	pthread_mutex_lock(&stray_lock);
 	record(&stray_stats, age, batches, len);
 	pthread_mutex_unlock(&stray_lock);
+}
+
+void sum_readers(struct totals *t, const struct reader_stats *s, int n)
+{
+	for (int i = 0; i < n; i++, s++) {
+		t->reads += __atomic_load_n(&s->reads, __ATOMIC_RELAXED);
+		t->poisoned += __atomic_load_n(&s->poisoned, __ATOMIC_RELAXED);
+		t->aged += __atomic_load_n(&s->aged, __ATOMIC_RELAXED);
+		t->recycled += __atomic_load_n(&s->recycled, __ATOMIC_RELAXED);
+		t->long_sleeps += __atomic_load_n(&s->long_sleeps, __ATOMIC_RELAXED);
+		for (int k = 0; k < HIST; k++) {
+			t->pipe[k] += __atomic_load_n(&s->pipe[k], __ATOMIC_RELAXED);
+			t->batch[k] += __atomic_load_n(&s->batch[k], __ATOMIC_RELAXED);
+		}
+		store_max(&t->max_section_ns, __atomic_load_n(&s->max_section_ns,
+							       __ATOMIC_RELAXED));
+	}
 }
 
 void stray_sum(struct totals *t)

@@ -15,23 +15,6 @@
 
 /* ---- totals ---- */
 
-void sum_readers(struct totals *t, const struct reader_stats *s, int n)
-{
-	for (int i = 0; i < n; i++, s++) {
-		t->reads += __atomic_load_n(&s->reads, __ATOMIC_RELAXED);
-		t->poisoned += __atomic_load_n(&s->poisoned, __ATOMIC_RELAXED);
-		t->aged += __atomic_load_n(&s->aged, __ATOMIC_RELAXED);
-		t->recycled += __atomic_load_n(&s->recycled, __ATOMIC_RELAXED);
-		t->long_sleeps += __atomic_load_n(&s->long_sleeps, __ATOMIC_RELAXED);
-		for (int k = 0; k < HIST; k++) {
-			t->pipe[k] += __atomic_load_n(&s->pipe[k], __ATOMIC_RELAXED);
-			t->batch[k] += __atomic_load_n(&s->batch[k], __ATOMIC_RELAXED);
-		}
-		store_max(&t->max_section_ns, __atomic_load_n(&s->max_section_ns,
-							       __ATOMIC_RELAXED));
-	}
-}
-
 static void sum_writers(struct totals *t)
 {
 	for (int i = 0; i < nwriters; i++) {

@@ -180,7 +180,9 @@ static void close_handoffs(void)
 
 /* ---- readers ---- */
 
-void torture_read_once(unsigned int *seed)
+/* One complete, checked read-side section on a random writer's object
+ * (chaos's churned and stormed threads run it too: chaos_start()). */
+static void torture_read_once(unsigned int *seed)
 {
 	unsigned int r = rnd(seed) % 100;
 
@@ -376,7 +378,7 @@ static void start_threads(void)
 	for (i = 0; i < 2; i++)
 		pthread_create(&releasers[i], NULL, releaser, (void *)(uintptr_t)(i + 1));
 	if (cfg.chaos)
-		chaos_start();
+		chaos_start(torture_read_once);
 }
 
 /* Readers end before the handoffs close, which end before the writers
