@@ -213,7 +213,7 @@ static void check_unlocks(struct srcu_struct *sp, int idx)
 
 /* The running (or next) GP is expedited: someone asked for it, before or
  * since it began (srcu_expedite_current() may ask mid-way). */
-static bool gp_exp(struct srcu_struct *sp)
+static bool expedited_asked(struct srcu_struct *sp)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 
@@ -296,7 +296,7 @@ static void pace(struct srcu_struct *sp, unsigned long s, int64_t until)
 			break;
 		/* X: pairs with expedite(): flag, then request (both seq-cst). */
 		__atomic_fetch_or(&d->gp_flags, GP_PACING, __ATOMIC_SEQ_CST);
-		if (gp_exp(sp))
+		if (expedited_asked(sp))
 			break;
 		srcu__fence_sleep(ev, until);
 		if (SRCU__BUSTED(PACEUNBOUNDED))   /* each membarrier moves it on */
@@ -314,12 +314,12 @@ static void fence_private(struct srcu_struct *sp)
 	unsigned long s;
 
 	if (until <= now_ns()) {
-		srcu__fence_heavy(gp_exp(sp));
+		srcu__fence_heavy(expedited_asked(sp));
 		return;
 	}
 	s = srcu__fence_ask();   /* FS, before the wait: see pace() */
 	pace(sp, s, until);
-	srcu__fence_heavy_asked(s, gp_exp(sp));
+	srcu__fence_heavy_asked(s, expedited_asked(sp));
 }
 
 /* ---- reader checks ---- */
@@ -521,7 +521,7 @@ static void wait_readers(struct srcu_struct *sp, int idx, struct srcu__deadline 
 	 * sleep). */
 	if (shared(sp))
 		store_relaxed(waiting, SRCU__WAIT_MOVE);
-	exp = gp_exp(sp);   /* perhaps since the GP began */
+	exp = expedited_asked(sp);   /* perhaps since the GP began */
 	if (!spin_until_done(sp, idx, exp ? EXP_SPIN_NS : SPIN_NS, exp ? EXP_YIELD_NS : 0))
 		sleep_until_done(sp, idx, dl);
 	store_relaxed(waiting, 0);
@@ -588,7 +588,7 @@ static void run_gp(void *arg, unsigned long seq)
 	/* Paced when its readers ran since the last GP and nobody asked for
 	 * it expedited (which may still happen: pace() asks again). */
 	flags = load_relaxed(&d->gp_flags) & GP_READERS_RAN;
-	if (flags && !gp_exp(sp))
+	if (flags && !expedited_asked(sp))
 		flags |= GP_PACED;
 	store_relaxed(&d->gp_flags, flags);
 	store_relaxed(&d->gp_start_ns, (uint64_t)start);
@@ -607,7 +607,7 @@ static void run_gp(void *arg, unsigned long seq)
 		store_relaxed(&d->gp_seq, srcu__seq_set_state(seq, SEQ_SCAN2));
 		wait_readers(sp, idx, call->dl);          /* SCAN2: the old index */
 	}
-	if (gp_exp(sp))   /* asked for before it ended, perhaps mid-way */
+	if (expedited_asked(sp))   /* asked for before it ended, perhaps mid-way */
 		stat_inc(&d->stat_exp_gps);
 	/* Pacing is a running GP's: cleanup's checks, between GPs, are not. */
 	store_relaxed(&d->gp_flags, load_relaxed(&d->gp_flags) & ~GP_PACED);
@@ -721,7 +721,7 @@ static void gp_unlock(void *arg)
 /* The gather does not hold back an expedited GP. */
 static bool gp_urgent(void *arg)
 {
-	return gp_exp(((struct gp_call *)arg)->sp);
+	return expedited_asked(((struct gp_call *)arg)->sp);
 }
 
 /* Wait for the next GP end or gp_lock release.  Spin briefly first: a GP
