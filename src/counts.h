@@ -73,7 +73,8 @@ SRCU__HIDDEN extern const struct srcu__counts srcu__counts_slots;
 /* sp's readers: chosen by its id, which is fixed for the domain's life. */
 static inline const struct srcu__counts *srcu__counts_of(struct srcu_struct *sp)
 {
-	return srcu__id_shared(srcu__id_of(sp)) ? &srcu__counts_slots : &srcu__counts_records;
+	return SRCU__UNLIKELY(srcu__id_shared(srcu__id_of(sp))) ? &srcu__counts_slots
+							      : &srcu__counts_records;
 }
 
 #endif /* SRCU_COUNTS_H */

@@ -529,7 +529,8 @@ static inline struct srcu__domain *srcu__dom(struct srcu_struct *sp)
 	unsigned int id = srcu__id_of(sp);
 	struct srcu__shm_header *h;
 
-	if (srcu__id_shared(id) && (h = load_acquire(&srcu__shm_att[srcu__shm_block(id)].hdr)))
+	if (SRCU__UNLIKELY(srcu__id_shared(id)) &&
+	    (h = load_acquire(&srcu__shm_att[srcu__shm_block(id)].hdr)))
 		return srcu__dom_area(srcu__shm_domain_at(h));
 	return srcu__dom_area(sp);
 }
@@ -542,7 +543,8 @@ static inline uint16_t *srcu__index_word(struct srcu_struct *sp)
 	unsigned int id = srcu__id_of(sp);
 	struct srcu__shm_header *h;
 
-	if (srcu__id_shared(id) && (h = load_acquire(&srcu__shm_att[srcu__shm_block(id)].hdr)))
+	if (SRCU__UNLIKELY(srcu__id_shared(id)) &&
+	    (h = load_acquire(&srcu__shm_att[srcu__shm_block(id)].hdr)))
 		return &srcu__shm_domain_at(h)->lock_word;
 	return &sp->lock_word;
 }

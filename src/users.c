@@ -38,11 +38,11 @@ void srcu__gp_check_forked(struct srcu_struct *sp, const char *who)
 #define USERS_CLOSING (1u << 31)
 
 /* The word that counts this process's update-side callers of sp. */
-static unsigned int *users_word(struct srcu_struct *sp)
+static inline __attribute__((always_inline)) unsigned int *users_word(struct srcu_struct *sp)
 {
 	unsigned int id = srcu__id_of(sp);
 
-	return srcu__id_shared(id) ? &srcu__shm_att[srcu__shm_block(id)].users
+	return SRCU__UNLIKELY(srcu__id_shared(id)) ? &srcu__shm_att[srcu__shm_block(id)].users
 				   : &srcu__dom(sp)->users;
 }
 
