@@ -39,7 +39,7 @@ int srcu__backend_fence_mode = 1;   /* see internal.h */
  * cost.  NULL: not known (before the constructor, or an older kernel).
  * inherited_bad: the prepare handler ran in such a child, whose own
  * children are copies of a copy (the handlers do not mend them). */
-static unsigned int *with_handlers;
+unsigned int *srcu__backend_with_handlers;
 static bool inherited_bad;
 
 static void with_handlers_init(void)
@@ -53,14 +53,7 @@ static void with_handlers_init(void)
 		return;
 	}
 	*(unsigned int *)m = 1;
-	store_relaxed(&with_handlers, (unsigned int *)m);
-}
-
-bool srcu__backend_unforked_child(void)
-{
-	unsigned int *w = load_relaxed(&with_handlers);
-
-	return w && !load_relaxed(w);
+	store_relaxed(&srcu__backend_with_handlers, (unsigned int *)m);
 }
 
 void srcu__backend_fork_prepare(void)
@@ -109,8 +102,8 @@ void srcu__backend_init(void)
  * membarrier; it has one thread, so a fallback to fences is safe here. */
 void srcu__backend_fork_child(void)
 {
-	if (with_handlers && !inherited_bad)
-		store_relaxed(with_handlers, 1u);   /* the kernel wiped it */
+	if (srcu__backend_with_handlers && !inherited_bad)
+		store_relaxed(srcu__backend_with_handlers, 1u);   /* the kernel wiped it */
 	if (!load_relaxed(&srcu__backend_fence_mode) && !membarrier_register())
 		store_relaxed(&srcu__backend_fence_mode, 1);
 }

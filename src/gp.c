@@ -640,7 +640,9 @@ static void seq_request(unsigned long *needed, unsigned long s)
  * shared domain's process identity). */
 static uint64_t lock_token(struct srcu_struct *sp)
 {
-	return srcu__counts_of(sp)->lock_token(sp);
+	const struct srcu__counts *counts = srcu__counts_of(sp);
+
+	return counts->shared ? counts->lock_token(sp) : 1;   /* private: any nonzero */
 }
 
 bool srcu__gp_trylock(struct srcu_struct *sp)
@@ -688,7 +690,6 @@ int srcu__gp_recover_shared(struct srcu_struct *sp, struct srcu__shm_dead *dead)
 void srcu__gp_unlock(struct srcu_struct *sp)
 {
 	uint64_t token = lock_token(sp);
-	struct srcu__combiner c;
 	char n[SRCU__NAME_LEN];
 
 	/* A shared domain's lock is released only by its holder: a fork
@@ -702,8 +703,12 @@ void srcu__gp_unlock(struct srcu_struct *sp)
 		srcu__report_fatal("process %d ended a grace period of shared domain %s that "
 			    "another process runs (a fork() inside a grace period?)",
 			    (int)getpid(), srcu__report_name(sp, n, sizeof(n)));
-	gp_combiner(sp, &c);
-	srcu__combine_bump(&c);   /* a waiter whose GP is not done takes over */
+	/* A waiter whose GP is not done takes over.  The bump alone, as
+	 * srcu__combine_bump() makes it (pairs with the sleepers'
+	 * increment-then-sleep in srcu__combine_sleep()), without building
+	 * the whole combiner. */
+	srcu__backend_event_bump(&srcu__dom(sp)->gp_event, &srcu__dom(sp)->gp_event_waiters,
+				 shared(sp));
 }
 
 /* ---- waiting for gp_seq: combine.c's ops ---- */

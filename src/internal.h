@@ -265,7 +265,13 @@ SRCU__HIDDEN void srcu__backend_fork_child(void);
  * clone() without CLONE_VM, syscall(SYS_fork)), or a descendant of one?
  * It is a copy of its parent, not a process the library knows: see
  * doc/design.md, "Fork variants".  One load; false where unknown. */
-SRCU__HIDDEN bool srcu__backend_unforked_child(void);
+SRCU__HIDDEN extern unsigned int *srcu__backend_with_handlers;   /* backend.c says how */
+static inline bool srcu__backend_unforked_child(void)
+{
+	unsigned int *w = load_relaxed(&srcu__backend_with_handlers);
+
+	return w && !load_relaxed(w);
+}
 /* The message for what such a child may not do (who: the call, on
  * domain name). */
 #define SRCU__UNFORKED_FMT "process %d was made without fork()'s handlers (_Fork(), clone() " \
@@ -800,8 +806,14 @@ SRCU__HIDDEN void srcu__gp_reopen(struct srcu_struct *sp);
  * thread's. */
 SRCU__HIDDEN void srcu__users_fork_child(struct srcu_struct *sp);
 /* Abort, naming sp and who, in a child made without the fork handlers:
- * the update side's locks and identity there are its parent's. */
-SRCU__HIDDEN void srcu__gp_check_forked(struct srcu_struct *sp, const char *who);
+ * the update side's locks and identity there are its parent's.  One
+ * load and a test inline; the report out of line. */
+SRCU__HIDDEN SRCU__NORETURN void srcu__gp_report_unforked(struct srcu_struct *sp, const char *who);
+static inline void srcu__gp_check_forked(struct srcu_struct *sp, const char *who)
+{
+	if (SRCU__UNLIKELY(srcu__backend_unforked_child()))
+		srcu__gp_report_unforked(sp, who);
+}
 
 /* ---- gp.c ---- */
 

@@ -14,13 +14,12 @@
 #include <limits.h>
 #include <unistd.h>
 
-void srcu__gp_check_forked(struct srcu_struct *sp, const char *who)
+void srcu__gp_report_unforked(struct srcu_struct *sp, const char *who)
 {
 	char n[SRCU__NAME_LEN];
 
-	if (SRCU__UNLIKELY(srcu__backend_unforked_child()))
-		srcu__report_fatal(SRCU__UNFORKED_FMT, (int)getpid(), who,
-				   srcu__report_name(sp, n, sizeof(n)));
+	srcu__report_fatal(SRCU__UNFORKED_FMT, (int)getpid(), who,
+			   srcu__report_name(sp, n, sizeof(n)));
 }
 
 /*
