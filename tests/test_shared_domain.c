@@ -178,8 +178,11 @@ static int helper_main(const char *mode, int fd)
 		for (;;)
 			pause();
 	}
-	if (strcmp(mode, "sync") == 0) {     /* a grace period, told when done */
+	if (strcmp(mode, "sync") == 0 || strcmp(mode, "sync-cued") == 0) {
+		/* A grace period, told when done; cued: once told to start. */
 		say('S');
+		if (mode[4])
+			hear();
 		synchronize_srcu(sp);
 		say('D');
 		hear();
@@ -368,7 +371,7 @@ static void test_kill_in_gp(void)
 {
 	int fd = new_memfd();
 	struct srcu_struct *sp = create(fd, 16, "gp-killed");
-	struct helper h = helper_start("sync", fd);
+	struct helper h = helper_start("sync-cued", fd);
 	struct srcu__shm_header *hdr = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	int idx = srcu_read_lock(sp);
 	srcu__u64 *gp_lock;
@@ -376,7 +379,11 @@ static void test_kill_in_gp(void)
 
 	REQUIRE(hdr != MAP_FAILED);
 	gp_lock = &srcu__dom_area(srcu__shm_domain_at(hdr))->gp_lock;
+	/* Cued once our section is open: a helper that ran its grace period
+	 * before our lock (a loaded machine runs the child first) would end
+	 * it at once and never be seen holding the lock. */
 	REQUIRE(helper_read(&h) == 'S');
+	helper_say(&h, 'g');
 	/* Its GP takes the lock and waits for our section: wait for the
 	 * lock (not a fixed 100 ms, which a loaded machine can spend before
 	 * the helper runs at all), then let it go to sleep on the section. */
