@@ -138,11 +138,19 @@ static void test_backpressure(void)
 	r = spawn(hold_reader, &h);
 	flag_wait(&h.inside);
 	c = spawn(flood_caller, &f);
+	/* Until the flood has blocked (a loaded machine may take a while
+	 * to run it at all): then it must stay blocked, not queue. */
+	for (int i = 0; i < 10000; i++) {
+		REQUIRE(srcu_get_stats(&dom, &st) == 0);
+		if (st.backlog_blocked >= 1)
+			break;
+		sleep_ms(1);
+	}
+	CHECK(st.backlog_blocked >= 1);
 	sleep_ms(100);
 	CHECK(!flag_get(&f.done));                 /* blocked, not queueing */
 	REQUIRE(srcu_get_stats(&dom, &st) == 0);
 	CHECK(st.backlog <= 50);
-	CHECK(st.backlog_blocked >= 1);
 	/* A thread inside a read-side section must not block (it would wait
 	 * for itself): its call goes past the limit. */
 	{
