@@ -87,6 +87,25 @@ static inline pthread_t spawn(void *(*fn)(void *), void *arg)
 	return t;
 }
 
+/* A reader that holds a section of h.sp open until told:
+ * spawn(hold_thread, &h) raises h.inside once inside, and leaves when
+ * h.release is raised. */
+struct hold_arg {
+	struct srcu_struct *sp;
+	int inside, release;
+};
+
+static inline void *hold_thread(void *arg)
+{
+	struct hold_arg *h = arg;
+	int idx = srcu_read_lock(h->sp);
+
+	flag_set(&h->inside);
+	flag_wait(&h->release);
+	srcu_read_unlock(h->sp, idx);
+	return NULL;
+}
+
 static inline void join(pthread_t t)
 {
 	REQUIRE(pthread_join(t, NULL) == 0);

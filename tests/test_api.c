@@ -67,27 +67,18 @@ static void test_batches(void)
 	CHECK_EQ(cleanup_srcu_struct(&s), 0);
 }
 
+/* A section held open in another thread (check.h), and whether a
+ * synchronize_srcu() started beside it has returned. */
 struct holder {
-	struct srcu_struct *sp;
-	int locked, release, done;
+	struct hold_arg hold;
+	int done;
 };
-
-static void *hold_reader(void *arg)
-{
-	struct holder *h = arg;
-	int idx = srcu_read_lock(h->sp);
-
-	flag_set(&h->locked);
-	flag_wait(&h->release);
-	srcu_read_unlock(h->sp, idx);
-	return NULL;
-}
 
 static void *run_synchronize(void *arg)
 {
 	struct holder *h = arg;
 
-	synchronize_srcu(h->sp);
+	synchronize_srcu(h->hold.sp);
 	flag_set(&h->done);
 	return NULL;
 }
@@ -98,7 +89,7 @@ static void *run_synchronize(void *arg)
 static void test_cleanup_busy(void)
 {
 	struct srcu_struct s;
-	struct holder h = { .sp = &s };
+	struct holder h = { .hold.sp = &s };
 	pthread_t r, u;
 	int idx;
 
@@ -107,8 +98,8 @@ static void test_cleanup_busy(void)
 	CHECK_EQ(cleanup_srcu_struct(&s), -EBUSY);
 	srcu_read_unlock(&s, idx);
 
-	r = spawn(hold_reader, &h);                       /* another thread */
-	flag_wait(&h.locked);
+	r = spawn(hold_thread, &h.hold);                       /* another thread */
+	flag_wait(&h.hold.inside);
 	CHECK_EQ(cleanup_srcu_struct(&s), -EBUSY);
 	u = spawn(run_synchronize, &h);                   /* GP in flight */
 	while (__atomic_load_n(&srcu__dom_area(&s)->gp_lock, __ATOMIC_SEQ_CST) == 0)
@@ -116,7 +107,7 @@ static void test_cleanup_busy(void)
 	sleep_ms(20);
 	CHECK(!flag_get(&h.done));
 	CHECK_EQ(cleanup_srcu_struct(&s), -EBUSY);
-	flag_set(&h.release);
+	flag_set(&h.hold.release);
 	join(r);
 	join(u);
 	CHECK(flag_get(&h.done));
@@ -133,7 +124,7 @@ static void *cleanup_loop(void *arg)
 	struct holder *h = arg;
 
 	while (!flag_get(&stop_cleanups))
-		CHECK_EQ(cleanup_srcu_struct(h->sp), -EBUSY);
+		CHECK_EQ(cleanup_srcu_struct(h->hold.sp), -EBUSY);
 	return NULL;
 }
 
@@ -143,19 +134,19 @@ static void *cleanup_loop(void *arg)
 static void test_cleanup_races_synchronize(void)
 {
 	struct srcu_struct s;
-	struct holder h = { .sp = &s };
+	struct holder h = { .hold.sp = &s };
 	pthread_t r, c, u;
 
 	REQUIRE(init_srcu_struct(&s) == 0);
-	r = spawn(hold_reader, &h);
-	flag_wait(&h.locked);
+	r = spawn(hold_thread, &h.hold);
+	flag_wait(&h.hold.inside);
 	c = spawn(cleanup_loop, &h);
 	sleep_ms(20);
 	u = spawn(run_synchronize, &h);
 	sleep_ms(100);
 	flag_set(&stop_cleanups);
 	join(c);
-	flag_set(&h.release);
+	flag_set(&h.hold.release);
 	join(r);
 	join(u);
 	CHECK(flag_get(&h.done));

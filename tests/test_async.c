@@ -266,25 +266,12 @@ static void check_polling(struct srcu_struct *d)
 	CHECK(poll_state_synchronize_srcu(d, c0));   /* old cookies stay done */
 }
 
-struct poll_holder { struct srcu_struct *d; int inside, release; };
-
-static void *hold_d(void *arg)
-{
-	struct poll_holder *p = arg;
-	int idx = srcu_read_lock(p->d);
-
-	flag_set(&p->inside);
-	flag_wait(&p->release);
-	srcu_read_unlock(p->d, idx);
-	return NULL;
-}
-
 /* Bugs caught: a cookie done while a reader from before its call is still
  * inside; start_poll blocking (or aborting) inside a section. */
 static void check_poll_waits_for_reader(struct srcu_struct *d)
 {
-	struct poll_holder p = { d, 0, 0 };
-	pthread_t t = spawn(hold_d, &p);
+	struct hold_arg p = { d, 0, 0 };
+	pthread_t t = spawn(hold_thread, &p);
 	unsigned long c;
 
 	flag_wait(&p.inside);
@@ -439,13 +426,13 @@ static void test_callback_forks(void)
 static void test_fork_while_worker_polls(void)
 {
 	struct srcu_struct d;
-	struct poll_holder p = { &d, 0, 0 };
+	struct hold_arg p = { &d, 0, 0 };
 	pthread_t t;
 	pid_t pid;
 	int status, i;
 
 	REQUIRE(init_srcu_struct_named(&d, "fork-poll") == 0);
-	t = spawn(hold_d, &p);
+	t = spawn(hold_thread, &p);
 	flag_wait(&p.inside);
 	(void)start_poll_synchronize_srcu(&d);   /* the worker waits for p */
 	sleep_ms(20);
@@ -476,7 +463,7 @@ static void test_fork_while_worker_polls(void)
 static void test_poll_survives_busy_cleanup(void)
 {
 	struct srcu_struct d;
-	struct poll_holder p = { &d, 0, 0 };
+	struct hold_arg p = { &d, 0, 0 };
 	unsigned long c;
 	pthread_t t;
 	int i;
@@ -484,7 +471,7 @@ static void test_poll_survives_busy_cleanup(void)
 	REQUIRE(init_srcu_struct_named(&d, "poll-busy") == 0);
 	for (int round = 0; round < 20; round++) {
 		p.inside = p.release = 0;
-		t = spawn(hold_d, &p);
+		t = spawn(hold_thread, &p);
 		flag_wait(&p.inside);
 		c = start_poll_synchronize_srcu(&d);
 		CHECK_EQ(cleanup_srcu_struct(&d), -EBUSY);

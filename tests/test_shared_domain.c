@@ -897,25 +897,6 @@ static void test_detach_under_synchronize(void)
 	helper_finish(&h, sp, fd);
 }
 
-/* A private domain's section, held open in a thread of its own until
- * released. */
-struct private_hold {
-	struct srcu_struct *sp;
-	int inside, release;
-	pthread_t t;
-};
-
-static void *private_hold_run(void *arg)
-{
-	struct private_hold *p = arg;
-	int idx = srcu_read_lock(p->sp);
-
-	flag_set(&p->inside);
-	flag_wait(&p->release);
-	srcu_read_unlock(p->sp, idx);
-	return NULL;
-}
-
 /* Bug caught: the inline read side taking its counter's word from the
  * file.  Whoever writes the file rewrites the domain's slot and lock
  * words there to a private domain's: the unlock of a shared section then
@@ -929,8 +910,9 @@ static void test_file_words_not_trusted(void)
 	int fd = new_memfd();
 	struct srcu_struct *sp = create(fd, 8, "rewritten"), priv;
 	struct srcu__shm_header *hdr = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	struct private_hold hold = { .sp = &priv };
+	struct hold_arg hold = { .sp = &priv };
 	struct gp_thread g;
+	pthread_t ht;
 	uint16_t *words, saved[2];
 	int sidx;
 
@@ -939,7 +921,7 @@ static void test_file_words_not_trusted(void)
 	words = &srcu__shm_domain_at(hdr)->slot_word;
 	saved[0] = words[0];
 	saved[1] = words[1];
-	hold.t = spawn(private_hold_run, &hold);
+	ht = spawn(hold_thread, &hold);
 	flag_wait(&hold.inside);
 	sidx = srcu_read_lock(sp);
 	/* Both fresh: index 0, the one the private section counted on. */
@@ -954,7 +936,7 @@ static void test_file_words_not_trusted(void)
 	sleep_ms(200);   /* the private section is still open */
 	CHECK(!flag_get(&g.done));
 	flag_set(&hold.release);
-	join(hold.t);
+	join(ht);
 	join(g.t);
 	CHECK(flag_get(&g.done));
 	/* The file's index bit is the shared domain's: its GPs still flip
