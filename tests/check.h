@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "srcu.h"
+#include "../tools/clock.h"
 
 static int check_failures;
 
@@ -54,20 +55,15 @@ static inline long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Sleeps to a deadline, whatever signals land (tools/clock.h says why). */
 static inline void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	clock_sleep_ns(ms * 1000000LL);
 }
 
 static inline void sleep_us(long us)
 {
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	clock_sleep_ns(us * 1000LL);
 }
 
 /* A plain flag that one thread raises and another waits for. */

@@ -55,10 +55,7 @@ int64_t now_ns(void)
 
 void sleep_ns(int64_t ns)
 {
-	struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	clock_sleep_ns(ns);
 }
 
 void sleep_log_uniform(unsigned int *seed, int64_t min_ns, int64_t max_ns)
