@@ -504,7 +504,6 @@ static void sleep_until_done(struct srcu_struct *sp, int idx, struct srcu__deadl
 		check_unlocks(sp, idx ^ 1);   /* a stall caused by misuse? */
 		srcu__stall_check(sp, idx, &watch);
 	}
-	store_relaxed(waiting, 0);
 }
 
 static void wait_readers(struct srcu_struct *sp, int idx, struct srcu__deadline *dl)
@@ -524,7 +523,10 @@ static void wait_readers(struct srcu_struct *sp, int idx, struct srcu__deadline 
 	exp = expedited_asked(sp);   /* perhaps since the GP began */
 	if (!spin_until_done(sp, idx, exp ? EXP_SPIN_NS : SPIN_NS, exp ? EXP_YIELD_NS : 0))
 		sleep_until_done(sp, idx, dl);
-	store_relaxed(waiting, 0);
+	/* Down, where a sleep or the MOVE request raised it: a store of 0
+	 * over 0 would still take the line that every inline unlock reads. */
+	if (load_relaxed(waiting))
+		store_relaxed(waiting, 0);
 }
 
 /* ---- one grace period (caller holds gp_lock) ---- */

@@ -527,18 +527,27 @@ static inline struct srcu_struct *srcu__shm_file_domain(unsigned int b)
 	return srcu__shm_domain_at(srcu__shm_att[b].hdr);
 }
 
-/* sp's engine state: its own private part, or a shared domain's in the
- * file (the handle's own part, zero, once detached: a use after detach
- * is reported by the checks, not faulted on). */
-static inline struct srcu__domain *srcu__dom(struct srcu_struct *sp)
+/* The file's domain behind sp if sp is an attached shared domain's
+ * handle, else NULL (a private domain; a handle once detached). */
+static inline struct srcu_struct *srcu__shm_file_of(struct srcu_struct *sp)
 {
 	unsigned int id = srcu__id_of(sp);
 	struct srcu__shm_header *h;
 
 	if (SRCU__UNLIKELY(srcu__id_shared(id)) &&
 	    (h = load_acquire(&srcu__shm_att[srcu__shm_block(id)].hdr)))
-		return srcu__dom_area(srcu__shm_domain_at(h));
-	return srcu__dom_area(sp);
+		return srcu__shm_domain_at(h);
+	return NULL;
+}
+
+/* sp's engine state: its own private part, or a shared domain's in the
+ * file (the handle's own part, zero, once detached: a use after detach
+ * is reported by the checks, not faulted on). */
+static inline struct srcu__domain *srcu__dom(struct srcu_struct *sp)
+{
+	struct srcu_struct *file = srcu__shm_file_of(sp);
+
+	return srcu__dom_area(file ? file : sp);
 }
 
 /* The word whose low bit is sp's current index, which a grace period
@@ -546,13 +555,9 @@ static inline struct srcu__domain *srcu__dom(struct srcu_struct *sp)
  * readers read it there). */
 static inline uint16_t *srcu__index_word(struct srcu_struct *sp)
 {
-	unsigned int id = srcu__id_of(sp);
-	struct srcu__shm_header *h;
+	struct srcu_struct *file = srcu__shm_file_of(sp);
 
-	if (SRCU__UNLIKELY(srcu__id_shared(id)) &&
-	    (h = load_acquire(&srcu__shm_att[srcu__shm_block(id)].hdr)))
-		return &srcu__shm_domain_at(h)->lock_word;
-	return &sp->lock_word;
+	return &(file ? file : sp)->lock_word;
 }
 
 /* Block b's handle takes the file's index: after this process flips it,

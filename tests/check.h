@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "srcu.h"
+#include "../tools/clock.h"
 
 static int check_failures;
 
@@ -56,20 +57,15 @@ static inline long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Sleeps to a deadline, whatever signals land (tools/clock.h says why). */
 static inline void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	clock_sleep_ns(ms * 1000000LL);
 }
 
 static inline void sleep_us(long us)
 {
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	clock_sleep_ns(us * 1000LL);
 }
 
 /* A plain flag that one thread raises and another waits for. */
@@ -87,6 +83,25 @@ static inline pthread_t spawn(void *(*fn)(void *), void *arg)
 
 	REQUIRE(pthread_create(&t, NULL, fn, arg) == 0);
 	return t;
+}
+
+/* A reader that holds a section of h.sp open until told:
+ * spawn(hold_thread, &h) raises h.inside once inside, and leaves when
+ * h.release is raised. */
+struct hold_arg {
+	struct srcu_struct *sp;
+	int inside, release;
+};
+
+static inline void *hold_thread(void *arg)
+{
+	struct hold_arg *h = arg;
+	int idx = srcu_read_lock(h->sp);
+
+	flag_set(&h->inside);
+	flag_wait(&h->release);
+	srcu_read_unlock(h->sp, idx);
+	return NULL;
 }
 
 static inline void join(pthread_t t)
@@ -109,25 +124,6 @@ static inline void *sync_thread(void *arg)
 	flag_set(&a->started);
 	synchronize_srcu(a->sp);
 	flag_set(&a->done);
-	return NULL;
-}
-
-/* A reader that holds a section of h.sp open until told:
- * spawn(hold_thread, &h) raises h.inside once inside, and leaves when
- * h.release is raised. */
-struct hold_arg {
-	struct srcu_struct *sp;
-	int inside, release;
-};
-
-static inline void *hold_thread(void *arg)
-{
-	struct hold_arg *h = arg;
-	int idx = srcu_read_lock(h->sp);
-
-	flag_set(&h->inside);
-	flag_wait(&h->release);
-	srcu_read_unlock(h->sp, idx);
 	return NULL;
 }
 

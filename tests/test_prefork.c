@@ -54,6 +54,8 @@
 
 #include <srcu.h>
 
+#include "../tools/clock.h"
+
 #define MAX_WORKERS 64
 #define MAX_KEYS    4096
 #define QUARANTINE  4096          /* pool records beyond one per key */
@@ -136,12 +138,10 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* To a deadline, whatever signals land (tools/clock.h says why). */
 static void sleep_us(long us)
 {
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	clock_sleep_ns(us * 1000LL);
 }
 
 static uint64_t mix(uint64_t key, uint64_t ver, unsigned int i)

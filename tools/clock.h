@@ -7,6 +7,7 @@
 #ifndef SRCU_TOOLS_CLOCK_H
 #define SRCU_TOOLS_CLOCK_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -16,6 +17,26 @@ static inline int64_t clock_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Sleep ns, to a deadline on this clock, however many signals land
+ * meanwhile.  Not nanosleep() restarted with the time it says remains:
+ * that time counts the timer's slack (50 us by default), so under a
+ * signal every 20 us (srcu-torture's storms) each restart asks for more
+ * than the last and the sleep never ends. */
+static inline void clock_sleep_ns(int64_t ns)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += (time_t)(ns / 1000000000);
+	t.tv_nsec += (long)(ns % 1000000000);
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
 }
 
 static inline double clock_now_s(void)

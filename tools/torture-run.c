@@ -32,12 +32,12 @@ int64_t now_ns(void)
 	return clock_now_ns();
 }
 
+/* To a deadline: a sleep restarted with its remaining time after each
+ * signal never ends under a signal storm (timer slack outlasts the storm's
+ * period), holding a reader's section open for ever. */
 void sleep_ns(int64_t ns)
 {
-	struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	clock_sleep_ns(ns);
 }
 
 void sleep_log_uniform(unsigned int *seed, int64_t min_ns, int64_t max_ns)
