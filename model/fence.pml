@@ -56,7 +56,7 @@ bit  freed[8];                   /* generations 0..3 of domain 0, 4..7 of 1 */
 /* The fence service. */
 byte fseq;                       /* membarriers: count << 1 | running */
 bit  flock;
-/* Its gather (gather() in src/combine.c): requests, each counted after
+/* Its gather (srcu__combine_gather() in src/combine.h): requests, each counted after
  * its caller's read of fseq; the holder's count of them when its last
  * membarrier began, and how many the next should gather. */
 byte requests;

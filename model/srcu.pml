@@ -114,7 +114,7 @@ byte gp_seq;                   /* GP count << 2 | state */
 byte gp_seq_needed;
 bit  gp_lock;
 
-/* Gathering (src/combine.c's gather() and srcu__combine_end()): each
+/* Gathering (src/combine.h's srcu__combine_gather() and srcu__combine_end()): each
  * caller counts its arrival after its snapshot; the runner's words say how
  * many had arrived when its last GP began and how many the next should
  * gather. */

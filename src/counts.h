@@ -21,6 +21,7 @@
  * SRCU__DENSE_RECORDS are always counted), or the file's first
  * shm_slots slots. */
 struct srcu__scan {
+	/* Not zeroed: the unlock sum writes every word its lock sum reads. */
 	unsigned long counted[SRCU__DENSE_RECORDS / SRCU__WORD_BITS];
 	unsigned int records;          /* srcu__reader_count when it began */
 	bool others;   /* a reader that is not the caller: fence A needs a membarrier */

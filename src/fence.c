@@ -35,7 +35,7 @@
  * SPDX-License-Identifier: MIT
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "combine.h"
 
 /* How long a caller spins for the running membarrier before it sleeps: an
  * uncontended one takes about a microsecond. */
@@ -89,7 +89,7 @@ static const struct srcu__combine_ops fence_ops;
 	.seq = &(fs).seq, .lock = &(fs).lock, .event = &(fs).event,		\
 	.sleepers = &(fs).sleepers, .arrivals = &(fs).arrivals,			\
 	.arrivals_start = &(fs).arrivals_start, .quota = &(fs).quota,		\
-	.pshared = false, .ops = &fence_ops } }
+	.pshared = false } }
 static struct service private_fs = SERVICE(private_fs, false),
 		      global_fs = SERVICE(global_fs, true);
 
@@ -244,7 +244,7 @@ static void fence_wait(struct service *fs, unsigned long s, bool urgent)
 
 	if (urgent)
 		__atomic_fetch_add(&fs->urgent, 1, __ATOMIC_RELAXED);
-	srcu__combine_wait(&fs->c, s, &call);
+	srcu__combine_wait(&fs->c, &fence_ops, s, &call);
 	if (urgent)
 		__atomic_fetch_sub(&fs->urgent, 1, __ATOMIC_RELAXED);
 	/* FE: pairs with the membarrier through seq's release and the

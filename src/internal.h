@@ -8,7 +8,8 @@
  *
  *   report.c         messages naming the domain and thread; misuse reports
  *   backend.c        membarrier and the backend choice, futexes, clock
- *   combine.c        requests that share one unit of work (GPs, membarriers)
+ *   combine.c        requests that share one unit of work (GPs, membarriers):
+ *                    the loop inline in combine.h, its waits here
  *   fence.c          the fence service: one membarrier shared by every caller
  *   domain.c         domain ids, the id -> domain table, the registry lock
  *   shared_file.c    shared domains' files: layout, slots, owners' liveness
@@ -314,93 +315,6 @@ static inline bool srcu__backend_trylock(srcu__u64 *lock, uint64_t token)
 	       __atomic_compare_exchange_n(lock, &expected, token, false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
-
-/* ---- combine.c ----
- *
- * Requests that share one unit of work: a domain's grace periods (gp.c),
- * the fence service's membarriers (fence.c).  A caller takes a snapshot s
- * of seq (srcu__seq_snap(), after a full fence of its own), counts itself
- * for the gather (srcu__combine_arrive()) and waits (srcu__combine_wait())
- * until seq >= s.  Whoever holds the lock runs units until its own s is
- * reached, after waiting briefly for the callers that the last unit
- * served to ask again; the others wait for the event, bumped at each
- * unit's end and each unlock, and take over when the lock is free.
- */
-struct srcu__combine_ops {
-	/* Take the lock for the caller arg (false: it is held); free it, and
-	 * then bump the event (srcu__combine_bump()), so that a waiter not yet
-	 * served takes over. */
-	bool (*trylock)(void *arg);
-	void (*unlock)(void *arg);
-	/* One unit of work from seq, idle: it stores its states
-	 * (srcu__seq_start(seq) first, then the owner's full fence that pairs
-	 * with its callers' fence before their snapshots), does the work, and
-	 * ends with srcu__combine_end(). */
-	void (*run)(void *arg, unsigned long seq);
-	/* Does a request wait that must not wait for a gather (expedited)? */
-	bool (*urgent)(void *arg);
-	/* Wait for the event to move from ev, or less (the owner's policy,
-	 * with srcu__combine_spin() and srcu__combine_sleep()); true when the
-	 * caller's request was served another way, which ends the wait. */
-	bool (*wait)(void *arg, unsigned int ev);
-};
-
-/* Where the owner keeps a combiner's words, and its unit of work. */
-struct srcu__combiner {
-	unsigned long *seq;            /* units: count << 2 | state (release-stored end) */
-	srcu__u64 *lock;               /* held (nonzero) by whoever runs units */
-	unsigned int *event;           /* futex word: bumped at a unit's end and at unlock */
-	unsigned int *sleepers;        /* callers asleep on event (seq-cst add/sub) */
-	unsigned int *arrivals;        /* requests counted for the gather (relaxed add) */
-	unsigned int *arrivals_start;  /* the holder's: arrivals when the last unit began */
-	unsigned int *quota;           /* the holder's: how many the next gather waits for */
-	bool pshared;                  /* in memory other processes map: shared futexes */
-	const struct srcu__combine_ops *ops;
-};
-
-/* Has seq reached s?  Acquire: pairs with srcu__combine_end()'s release. */
-static inline bool srcu__combine_done(const struct srcu__combiner *c, unsigned long s)
-{
-	return srcu__seq_done(load_acquire(c->seq), s);
-}
-
-/* The event's value, to wait for it to move (acquire, before a look at
- * seq: a unit that ends after the look bumps it after its end). */
-static inline unsigned int srcu__combine_event(const struct srcu__combiner *c)
-{
-	return load_acquire(c->event);
-}
-
-/* A request counted for the gather (relaxed: the count decides how long
- * the holder waits, never what a snapshot is). */
-static inline void srcu__combine_arrive(const struct srcu__combiner *c)
-{
-	__atomic_fetch_add(c->arrivals, 1, __ATOMIC_RELAXED);
-}
-
-/* Return once seq reaches s: served by units someone else runs, by the
- * ones this caller runs under the lock, or by ops->wait().  arg is the
- * caller's, for the ops.  The caller's fence after it is its own. */
-SRCU__HIDDEN void srcu__combine_wait(const struct srcu__combiner *c, unsigned long s, void *arg);
-/* The end of the unit begun at seq: seq's end (release), the next
- * gather's quota, the event bumped. */
-SRCU__HIDDEN void srcu__combine_end(const struct srcu__combiner *c, unsigned long seq);
-/* Bump the event and wake its sleepers. */
-SRCU__HIDDEN void srcu__combine_bump(const struct srcu__combiner *c);
-/* Spin until the event moves from ev (true), for up to spin_ns: pausing,
- * and past yield_after_ns (INT64_MAX: never) yielding the CPU as well. */
-SRCU__HIDDEN bool srcu__combine_spin(const struct srcu__combiner *c, unsigned int ev,
-				     int64_t spin_ns, int64_t yield_after_ns);
-/* Sleep until the event moves from ev (or a wake-up, a signal), or until
- * CLOCK_MONOTONIC deadline_ns (< 0: none). */
-SRCU__HIDDEN void srcu__combine_sleep(const struct srcu__combiner *c, unsigned int ev,
-				      int64_t deadline_ns);
-/* How long a lock holder waits at most for the callers its last unit
- * served to ask again (gathering). */
-#define SRCU__GATHER_NS (50 * 1000L)
-/* In a fork child: the units, the holder and the sleepers were other
- * threads'.  seq idle again, the lock free, no sleeper, no quota. */
-SRCU__HIDDEN void srcu__combine_fork_child(const struct srcu__combiner *c);
 
 /* ---- fence.c ---- */
 

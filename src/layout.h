@@ -67,7 +67,7 @@ struct srcu__domain {
 	srcu__u64 stat_gp_ns_sum;     /* over the GPs run (runner) */
 	srcu__u64 stat_gp_ns_max;
 	unsigned long stat_gps_timed;
-	/* Gathering (combine.c): synchronize calls made (atomic), the count
+	/* Gathering (combine.h): synchronize calls made (atomic), the count
 	 * when the running GP began, the calls it serves (while it runs),
 	 * then the calls the next GP should gather (its quota). */
 	unsigned int gp_arrivals;

@@ -1,0 +1,206 @@
+/*
+ * combine.h: requests that share one unit of work.  A domain's grace
+ * periods (gp.c) and the fence service's membarriers (fence.c) are shared
+ * by the same rule, written here once, with the unit of work passed in
+ * (struct srcu__combine_ops):
+ *
+ *   seq counts units (internal.h's sequence numbers).  A caller fences,
+ *   reads seq and takes its snapshot s, the value once a unit that begins
+ *   after the read has ended (srcu__seq_snap()); it counts itself for the
+ *   gather (srcu__combine_arrive()) and returns once seq >= s
+ *   (srcu__combine_wait(), srcu__combine_done(): acquire), then fences
+ *   again.  Whoever holds the lock runs units until its own s is reached,
+ *   after waiting briefly for the callers that the last unit served to
+ *   ask again, and no more; the others wait for the event, which each
+ *   unit's end and each unlock bump, and the first to find the lock free
+ *   takes over.
+ *
+ * The fences and their letters are the owner's: gp.c's P, S and F,
+ * fence.c's FS, FM and FE (doc/design.md, "Sharing grace periods" and
+ * "The fence service"); this file pairs only the end's release with the
+ * callers' acquire, and the event's bump with its sleepers.  The owner
+ * keeps the words where its layout wants them (a domain's runner words
+ * and waiters' words on separate cache lines, a shared domain's in its
+ * file) and names them in a struct srcu__combiner.
+ *
+ * The loop is inline, with the owner's ops a constant: each owner gets
+ * it with its ops called directly (an uncontended synchronize_srcu() runs
+ * it once, and a GP of local fences costs a few hundred instructions, so
+ * calls through pointers showed: doc/runs/history.md).  Waiting, which
+ * costs a system call or a spin, is out of line in combine.c.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SRCU_COMBINE_H
+#define SRCU_COMBINE_H
+
+#include "internal.h"
+
+struct srcu__combine_ops {
+	/* Take the lock for the caller arg (false: it is held); free it, and
+	 * then bump the event (srcu__combine_bump()), so that a waiter not yet
+	 * served takes over. */
+	bool (*trylock)(void *arg);
+	void (*unlock)(void *arg);
+	/* One unit of work from seq, idle: it stores its states
+	 * (srcu__seq_start(seq) first, then the owner's full fence that pairs
+	 * with its callers' fence before their snapshots), does the work, and
+	 * ends with srcu__combine_end(). */
+	void (*run)(void *arg, unsigned long seq);
+	/* Does a request wait that must not wait for a gather (expedited)? */
+	bool (*urgent)(void *arg);
+	/* Wait for the event to move from ev, or less (the owner's policy,
+	 * with srcu__combine_spin() and srcu__combine_sleep()); true when the
+	 * caller's request was served another way, which ends the wait. */
+	bool (*wait)(void *arg, unsigned int ev);
+};
+
+/* Where the owner keeps a combiner's words. */
+struct srcu__combiner {
+	unsigned long *seq;            /* units: count << 2 | state (release-stored end) */
+	srcu__u64 *lock;               /* held (nonzero) by whoever runs units */
+	unsigned int *event;           /* futex word: bumped at a unit's end and at unlock */
+	unsigned int *sleepers;        /* callers asleep on event (seq-cst add/sub) */
+	unsigned int *arrivals;        /* requests counted for the gather (relaxed add) */
+	unsigned int *arrivals_start;  /* the holder's: arrivals when the last unit began */
+	unsigned int *quota;           /* the holder's: how many the next gather waits for */
+	bool pshared;                  /* in memory other processes map: shared futexes */
+};
+
+/* How long a lock holder waits at most for the callers its last unit
+ * served to ask again (gathering). */
+#define SRCU__GATHER_NS (50 * 1000L)
+
+/* Spin until the event moves from ev (true), for up to spin_ns: pausing,
+ * and past yield_after_ns (INT64_MAX: never) yielding the CPU as well. */
+SRCU__HIDDEN bool srcu__combine_spin(const struct srcu__combiner *c, unsigned int ev,
+				     int64_t spin_ns, int64_t yield_after_ns);
+/* Sleep until the event moves from ev (or a wake-up, a signal), or until
+ * CLOCK_MONOTONIC deadline_ns (< 0: none). */
+SRCU__HIDDEN void srcu__combine_sleep(const struct srcu__combiner *c, unsigned int ev,
+				      int64_t deadline_ns);
+/* The gather's wait: until arrivals - at reaches want, urgent(arg) holds,
+ * or SRCU__GATHER_NS have passed. */
+SRCU__HIDDEN void srcu__combine_gather_wait(const struct srcu__combiner *c, unsigned int at,
+					    unsigned int want, bool (*urgent)(void *arg),
+					    void *arg);
+/* In a fork child: the units, the holder and the sleepers were other
+ * threads'.  seq idle again, the lock free, no sleeper, no quota. */
+SRCU__HIDDEN void srcu__combine_fork_child(const struct srcu__combiner *c);
+
+/* Bump the event and wake its sleepers. */
+static inline void srcu__combine_bump(const struct srcu__combiner *c)
+{
+	/* Pairs with the sleepers' increment-then-sleep in
+	 * srcu__combine_sleep() (backend.c says how). */
+	srcu__backend_event_bump(c->event, c->sleepers, c->pshared);
+}
+
+/* Has seq reached s?  Acquire: pairs with srcu__combine_end()'s release. */
+static inline bool srcu__combine_done(const struct srcu__combiner *c, unsigned long s)
+{
+	return srcu__seq_done(load_acquire(c->seq), s);
+}
+
+/* The event's value, to wait for it to move (acquire, before a look at
+ * seq: a unit that ends after the look bumps it after its end). */
+static inline unsigned int srcu__combine_event(const struct srcu__combiner *c)
+{
+	return load_acquire(c->event);
+}
+
+/* A request counted for the gather (relaxed: the count decides how long
+ * the holder waits, never what a snapshot is). */
+static inline void srcu__combine_arrive(const struct srcu__combiner *c)
+{
+	__atomic_fetch_add(c->arrivals, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Gathering (doc/design.md): before a unit begins, wait briefly for the
+ * callers that the last unit served to ask again, so that this one serves
+ * them too.  They were woken when it ended and are on their way back;
+ * without the wait, the holder (back first: it needs no wake-up) begins
+ * the unit before their snapshots, which then need the next, and callers
+ * take turns, one unit each.  The quota is the callers the last unit
+ * served plus those that asked while it ran (srcu__combine_end()), by the
+ * arrival count.  A caller that does not come back costs at most
+ * SRCU__GATHER_NS once; the quota then shrinks.  Not while an urgent
+ * (expedited) request waits.  The wait comes before the unit's first
+ * state store, so it changes no snapshot: a caller that asks meanwhile
+ * reads seq idle and is served by the unit about to begin.
+ */
+static inline void srcu__combine_gather(const struct srcu__combiner *c,
+					const struct srcu__combine_ops *ops, void *arg)
+{
+	unsigned int at = load_relaxed(c->arrivals_start), want = load_relaxed(c->quota), n;
+
+	if (load_relaxed(c->arrivals) - at < want && !ops->urgent(arg))
+		srcu__combine_gather_wait(c, at, want, ops->urgent, arg);
+	n = load_relaxed(c->arrivals);
+	store_relaxed(c->quota, n - at);   /* served by the unit about to begin */
+	store_relaxed(c->arrivals_start, n);
+}
+
+/* The end of the unit begun at seq: seq's end (release), the next
+ * gather's quota, the event bumped. */
+static inline void srcu__combine_end(const struct srcu__combiner *c, unsigned long seq)
+{
+	/* Release: pairs with the acquire in srcu__combine_done(): a caller
+	 * that sees the end sees it after the unit's fences (a GP's checks
+	 * and their A, a membarrier), and its own fence after the wait (F,
+	 * FE) orders what it does next after them. */
+	store_release(c->seq, srcu__seq_end(seq));
+	/* The next gather's quota: the callers this unit served, who come
+	 * back, and those that asked meanwhile, who are waiting. */
+	store_relaxed(c->quota, load_relaxed(c->quota) + load_relaxed(c->arrivals) -
+				load_relaxed(c->arrivals_start));
+	srcu__combine_bump(c);
+}
+
+/*
+ * Run units until seq reaches s (the caller holds the lock), and no more:
+ * the callers that asked during the last one wait for the next, and a
+ * holder that ran it for them before returning would begin it before its
+ * own next request could join it (one request per unit under
+ * back-to-back callers).  Handing over instead lets that next unit serve
+ * them all: the unlock wakes them, and whoever comes first runs it.
+ */
+static inline void srcu__combine_run(const struct srcu__combiner *c,
+				     const struct srcu__combine_ops *ops, unsigned long s, void *arg)
+{
+	unsigned long seq;
+
+	/* Relaxed: the lock's acquire brought the last holder's stores, and
+	 * nobody else stores seq while it is held. */
+	while (ULONG_CMP_LT(seq = load_relaxed(c->seq), s)) {
+		srcu__combine_gather(c, ops, arg);
+		ops->run(arg, seq);   /* ends with srcu__combine_end() */
+	}
+}
+
+/* Return once seq reaches s: served by units someone else runs, by the
+ * ones this caller runs under the lock, or by ops->wait().  arg is the
+ * caller's, for ops (a constant: see the top).  The caller's fence after
+ * it is its own. */
+static inline void srcu__combine_wait(const struct srcu__combiner *c,
+				      const struct srcu__combine_ops *ops, unsigned long s, void *arg)
+{
+	for (;;) {
+		/* The event before seq (both acquire): a unit that ends, or a
+		 * holder that leaves, after this look bumps the event after
+		 * its store, so a wait for the event to move from ev returns. */
+		unsigned int ev = srcu__combine_event(c);
+
+		if (srcu__combine_done(c, s))
+			return;
+		if (ops->trylock(arg)) {
+			srcu__combine_run(c, ops, s, arg);
+			ops->unlock(arg);
+		} else if (ops->wait(arg, ev)) {
+			return;
+		}
+	}
+}
+
+#endif /* SRCU_COMBINE_H */
