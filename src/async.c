@@ -364,7 +364,7 @@ unsigned long start_poll_synchronize_srcu(struct srcu_struct *sp)
 static SRCU__NORETURN void report_self_wait(struct srcu_struct *sp, const char *who,
 					    const char *why)
 {
-	char n[SRCU__NAME_LEN], t[64];
+	char n[SRCU__NAME_LEN], t[SRCU__THREAD_LEN];
 
 	srcu__report_fatal("%s() called by %s %s of domain %s: it would wait for itself forever",
 		    who, srcu__report_thread(t, sizeof(t)), why, srcu__report_name(sp, n, sizeof(n)));

@@ -194,15 +194,3 @@ void srcu__backend_futex_wake(unsigned int *addr, int n, bool pshared)
 {
 	syscall(SYS_futex, addr, pshared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
-
-void srcu__backend_event_bump(unsigned int *event, unsigned int *sleepers, bool pshared)
-{
-	/* Seq-cst RMW, then the sleeper count: pairs with the sleepers'
-	 * increment-then-futex_wait, so that either they see the new value
-	 * or we see them.  (A flag that the waker clears would save wake-ups
-	 * but lose some: a sleeper about to wait on the new value would miss
-	 * the wake-up that cleared its flag.) */
-	__atomic_fetch_add(event, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST))
-		srcu__backend_futex_wake(event, INT_MAX, pshared);
-}

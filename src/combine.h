@@ -36,6 +36,8 @@
 
 #include "internal.h"
 
+#include <limits.h>
+
 struct srcu__combine_ops {
 	/* Take the lock for the caller arg (false: it is held); free it, and
 	 * then bump the event (srcu__combine_bump()), so that a waiter not yet
@@ -88,12 +90,26 @@ SRCU__HIDDEN void srcu__combine_gather_wait(const struct srcu__combiner *c, unsi
  * threads'.  seq idle again, the lock free, no sleeper, no quota. */
 SRCU__HIDDEN void srcu__combine_fork_child(const struct srcu__combiner *c);
 
-/* Bump the event and wake its sleepers. */
+/* Bump the event word and wake its sleepers: either a sleeper, which
+ * counts itself (seq-cst) before it sleeps on the value it saw
+ * (srcu__combine_sleep()), sees the new value, or the bump sees it. */
+static inline void srcu__combine_bump_event(unsigned int *event, unsigned int *sleepers,
+					    bool pshared)
+{
+	/* Seq-cst RMW, then the sleeper count: pairs with the sleepers'
+	 * seq-cst increment before their futex wait (store buffering: one
+	 * of the two sees the other).  (A flag that the waker clears would
+	 * save wake-ups but lose some: a sleeper about to wait on the new
+	 * value would miss the wake-up that cleared its flag.) */
+	__atomic_fetch_add(event, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST))
+		srcu__backend_futex_wake(event, INT_MAX, pshared);
+}
+
+/* Bump the combiner's event and wake its sleepers. */
 static inline void srcu__combine_bump(const struct srcu__combiner *c)
 {
-	/* Pairs with the sleepers' increment-then-sleep in
-	 * srcu__combine_sleep() (backend.c says how). */
-	srcu__backend_event_bump(c->event, c->sleepers, c->pshared);
+	srcu__combine_bump_event(c->event, c->sleepers, c->pshared);
 }
 
 /* Has seq reached s?  Acquire: pairs with srcu__combine_end()'s release. */

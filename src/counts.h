@@ -22,7 +22,7 @@
  * shm_slots slots. */
 struct srcu__scan {
 	/* Not zeroed: the unlock sum writes every word its lock sum reads. */
-	unsigned long counted[SRCU__DENSE_RECORDS / SRCU__WORD_BITS];
+	unsigned long counted[SRCU__NOTED_WORDS];
 	unsigned int records;          /* srcu__reader_count when it began */
 	bool others;   /* a reader that is not the caller: fence A needs a membarrier */
 	unsigned long unlocks[2];      /* the unlock sum of each index */

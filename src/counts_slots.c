@@ -33,7 +33,7 @@ static unsigned long add_slot_locks(struct srcu_struct *sp, int idx, unsigned in
 
 	if (SRCU__UNLIKELY(bad && each)) {
 		uint64_t owner = load_relaxed(&srcu__shm_owner_of(b, bad - 1)->owner);
-		char t[64];
+		char t[SRCU__THREAD_LEN];
 
 		snprintf(t, sizeof(t), "a thread of process %d (reader slot %u)",
 			 srcu__shm_owner_pid(owner), bad - 1);

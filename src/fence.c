@@ -168,7 +168,7 @@ static void run_fence(void *arg, unsigned long seq)
 	 * membarrier, so that a caller whose read of seq did not see it (and
 	 * so counts on this membarrier) issued every access before its FS
 	 * before this membarrier began. */
-	srcu__smp_mb();
+	srcu__mb(FM);
 	issue_membarrier(fs);
 	srcu__combine_end(&fs->c, seq);   /* release: seq's end (FE follows) */
 }
@@ -192,7 +192,7 @@ static bool fence_wait_event(void *arg, unsigned int ev)
 	} else if (now >= call->deadline) {
 		/* FM: as in run_fence(); this one begins after our read of
 		 * seq, so it serves us. */
-		srcu__smp_mb();
+		srcu__mb(FM);
 		issue_membarrier(call->fs);
 		return true;
 	}
@@ -228,7 +228,7 @@ static unsigned long fence_ask(struct service *fs)
 	 * through P and S; a GP's waiting flag) before its read of seq, so
 	 * the membarrier it waits for begins after them and carries them to
 	 * every thread's fence point (doc/design.md, "The fence service"). */
-	srcu__smp_mb();
+	srcu__mb(FS);
 	s = fence_snap(load_relaxed(&fs->seq));
 	__atomic_fetch_add(&fs->requests, 1, __ATOMIC_RELAXED);
 	srcu__combine_arrive(&fs->c);
@@ -251,7 +251,7 @@ static void fence_wait(struct service *fs, unsigned long s, bool urgent)
 	 * acquire in srcu__combine_done(): the caller's later accesses (a
 	 * check's lock sums) after every thread's fence, as if it had run
 	 * the membarrier. */
-	srcu__smp_mb();
+	srcu__mb(FE);
 }
 
 static void fence_heavy(struct service *fs, bool urgent)
@@ -266,7 +266,7 @@ void srcu__fence_heavy(bool urgent)
 	 * fence T (reader.c): its own full fences before this load (S, D or
 	 * the previous A) make the read-to-write causality argument. */
 	if (load_acquire(&srcu__backend_fence_mode)) {
-		srcu__smp_mb();  /* A, W (fence backend): pairs with the readers' locked RMWs */
+		srcu__mb(A);  /* A, W (fence backend): pairs with the readers' locked RMWs */
 		return;
 	}
 	fence_heavy(&private_fs, urgent);
@@ -313,7 +313,7 @@ void srcu__fence_heavy_asked(unsigned long s, bool urgent)
 	 * fork child that a handler made during the wait may have fallen
 	 * back to fences since (srcu__backend_fork_child()). */
 	if (load_acquire(&srcu__backend_fence_mode)) {
-		srcu__smp_mb();  /* A, W (fence backend): as in srcu__fence_heavy() */
+		srcu__mb(A);  /* A, W (fence backend): as in srcu__fence_heavy() */
 		return;
 	}
 	fence_wait(&private_fs, s, urgent);

@@ -78,7 +78,7 @@ int srcu_gate_destroy(struct srcu_gate *g)
 
 static void check_not_inside(struct srcu_gate *g, const char *who)
 {
-	char n[SRCU__NAME_LEN], t[64];
+	char n[SRCU__NAME_LEN], t[SRCU__THREAD_LEN];
 
 	if (srcu__reader_self_inside(&g->srcu))
 		srcu__report_fatal("%s() called by %s from inside gate %s: it would wait for "
@@ -109,7 +109,7 @@ static bool resetting_here(const struct srcu_gate *g)
  * (to end, or to reopen the gate) waits for itself. */
 static void check_not_resetting(struct srcu_gate *g, const char *who)
 {
-	char n[SRCU__NAME_LEN], t[64];
+	char n[SRCU__NAME_LEN], t[SRCU__THREAD_LEN];
 
 	if (resetting_here(g))
 		srcu__report_fatal("%s() called by %s from the fn or wedge hook of a reset of "

@@ -346,7 +346,7 @@ static void fence_a(struct srcu_struct *sp, const struct srcu__scan *scan)
 	} else if (scan->others) {
 		fence_private(sp);
 	} else {
-		srcu__smp_mb();
+		srcu__mb(A);
 	}
 }
 
@@ -409,7 +409,7 @@ static bool readers_look_done(struct srcu_struct *sp, int idx)
 	unsigned long locks[2];
 
 	sum_unlocks(sp, &scan);
-	srcu__smp_mb();  /* L: local, pairs with none; its "idle" is re-checked under A */
+	srcu__mb(L);  /* L: local, pairs with none; its "idle" is re-checked under A */
 	sum_locks(sp, &scan, locks);
 	return sums_match(locks[idx], scan.unlocks[idx]);
 }
@@ -553,12 +553,16 @@ static void gp_combiner(struct srcu_struct *sp, struct srcu__combiner *c)
 {
 	struct srcu__domain *d = srcu__dom(sp);
 
-	*c = (struct srcu__combiner){
-		.seq = &d->gp_seq, .lock = &d->gp_lock,
-		.event = &d->gp_event, .sleepers = &d->gp_event_waiters,
-		.arrivals = &d->gp_arrivals, .arrivals_start = &d->gp_arrivals_start,
-		.quota = &d->gp_expect, .pshared = shared(sp),
-	};
+	/* Field by field, not a compound literal: that is a memcpy(), which
+	 * the model checker (model/genmc) cannot run. */
+	c->seq = &d->gp_seq;
+	c->lock = &d->gp_lock;
+	c->event = &d->gp_event;
+	c->sleepers = &d->gp_event_waiters;
+	c->arrivals = &d->gp_arrivals;
+	c->arrivals_start = &d->gp_arrivals_start;
+	c->quota = &d->gp_expect;
+	c->pshared = shared(sp);
 }
 
 static void gp_call_init(struct gp_call *call, struct srcu_struct *sp, struct srcu__deadline *dl)
@@ -573,10 +577,10 @@ static void flip(struct srcu_struct *sp)
 {
 	uint16_t *index = srcu__index_word(sp);
 
-	srcu__smp_mb();  /* E: the SCAN1 sums before the flip (redundant, cheap) */
+	srcu__mb(E);  /* E: the SCAN1 sums before the flip (redundant, cheap) */
 	store_relaxed(index, (uint16_t)(load_relaxed(index) ^ 1));
 	srcu__counts_of(sp)->flipped(sp);   /* this process's readers move at once */
-	srcu__smp_mb();  /* D: the flip before the SCAN2 sums and their fence A */
+	srcu__mb(D);  /* D: the flip before the SCAN2 sums and their fence A */
 }
 
 /* One GP from gp_seq's idle value seq: combine.c's unit of work, after
@@ -602,7 +606,7 @@ static void run_gp(void *arg, unsigned long seq)
 	/* S: pairs with P in srcu__gp_snap(): the state store before the
 	 * scans, so a caller that sees the GP idle (and so expects a full GP
 	 * after its snapshot) is covered. */
-	srcu__smp_mb();
+	srcu__mb(S);
 	idx = srcu__cur_idx(sp);
 	/* The busted flavour skips SCAN1, and so this check of both. */
 	idle = SRCU__BUSTED(ONESCAN) ? IDLE_INACTIVE : idle_indices(sp, idx);
@@ -713,7 +717,7 @@ void srcu__gp_unlock(struct srcu_struct *sp)
 	 * srcu__combine_bump() makes it (pairs with the sleepers'
 	 * increment-then-sleep in srcu__combine_sleep()), without building
 	 * the whole combiner. */
-	srcu__backend_event_bump(&srcu__dom(sp)->gp_event, &srcu__dom(sp)->gp_event_waiters,
+	srcu__combine_bump_event(&srcu__dom(sp)->gp_event, &srcu__dom(sp)->gp_event_waiters,
 				 shared(sp));
 }
 
@@ -772,7 +776,7 @@ static const struct srcu__combine_ops gp_ops = {
 
 static void check_not_reader(struct srcu_struct *sp, const char *who)
 {
-	char n[SRCU__NAME_LEN], t[64];
+	char n[SRCU__NAME_LEN], t[SRCU__THREAD_LEN];
 
 	if (srcu__reader_self_inside(sp))
 		srcu__report_fatal("%s() called by %s inside its own read-side critical "
@@ -819,7 +823,7 @@ unsigned long srcu__gp_snap(struct srcu_struct *sp)
 	/* P: pairs with S in run_gp() and with A: the caller's updates are
 	 * ordered before the snapshot, so the GP that satisfies it starts
 	 * after them. */
-	srcu__smp_mb();
+	srcu__mb(F);
 	return seq_snap(sp);
 }
 
@@ -838,7 +842,7 @@ static void wait_for_seq(struct gp_call *call, unsigned long s)
 	 * srcu__combine_end() and the acquire in srcu__combine_done()): what
 	 * the caller does next (its frees) is ordered after the GP, even when
 	 * another thread ran it. */
-	srcu__smp_mb();
+	srcu__mb(P);
 	srcu__hb_gp_end(srcu__id_of(call->sp));
 }
 
@@ -945,7 +949,7 @@ bool poll_state_synchronize_srcu(struct srcu_struct *sp, unsigned long cookie)
 	if (done) {
 		/* F, as at the end of synchronize(): what the caller does next
 		 * (free the object) is ordered after the grace period. */
-		srcu__smp_mb();
+		srcu__mb(F);
 		srcu__hb_gp_end(srcu__id_of(sp));
 	}
 	srcu__gp_leave(sp);

@@ -179,7 +179,13 @@ static inline bool srcu__seq_done_exact(unsigned long cur, unsigned long snap)
 
 /* ---- report.c ---- */
 
+/* The buffers of a domain's name (srcu__report_name()) and of a thread's
+ * (srcu__report_thread()) in messages.  (The model checker's build makes
+ * them small: its stack objects must stay small, model/genmc/platform.h.) */
+#ifndef SRCU__NAME_LEN
 #define SRCU__NAME_LEN 96
+#define SRCU__THREAD_LEN 64
+#endif
 
 
 /* "'name'" or "srcu_struct@0x..." into buf.  Safe on garbage: the name
@@ -214,23 +220,46 @@ SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_unlock_held(struct srcu_stru
 SRCU__HIDDEN SRCU__NORETURN void srcu__report_extra_up(struct srcu_struct *sp, int idx,
 							   bool fast);
 
+/* A thread-local array, and its element i.  GenMC keeps only scalars and
+ * pointers thread-local: the model checker's build (model/genmc/platform.h)
+ * defines these as a table indexed by its thread numbers. */
+#ifndef SRCU__TLS_ARRAY
+#define SRCU__TLS_ARRAY(type, name, n) static __thread type name[n]
+#define SRCU__TLS_AT(name, i) ((name)[i])
+#endif
+
 /* ---- backend.c ---- */
 
 /* Full fence on this thread only (the updater's half of a pairing). */
 static inline void srcu__smp_mb(void)
 {
-#if defined(__x86_64__)
+#if defined(SRCU__ASM_X86_64)
 	__asm__ __volatile__("lock orq $0, (%%rsp)" ::: "memory", "cc");
 #else
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 #endif
 }
 
+/* A lettered full fence (doc/design.md, "Fence letters").  The model
+ * checker's build removes one letter's fences to show that some scenario
+ * needs them (model/genmc/verify.sh: -DSRCU_VERIFY_DROP=SRCU__MB_S); BC
+ * is the fence backend's reader fences around its counting RMW. */
+enum srcu__mb_letter {
+	SRCU__MB_NONE, SRCU__MB_A, SRCU__MB_BC, SRCU__MB_D, SRCU__MB_E, SRCU__MB_F,
+	SRCU__MB_FE, SRCU__MB_FM, SRCU__MB_FS, SRCU__MB_L, SRCU__MB_N, SRCU__MB_P,
+	SRCU__MB_R, SRCU__MB_S, SRCU__MB_T, SRCU__MB_W,
+};
+#ifndef SRCU_VERIFY_DROP
+#define SRCU_VERIFY_DROP SRCU__MB_NONE
+#endif
+#define srcu__mb_kept(letter) (SRCU_VERIFY_DROP != SRCU__MB_##letter)
+#define srcu__mb(letter) do { if (srcu__mb_kept(letter)) srcu__smp_mb(); } while (0)
+
 static inline void srcu__cpu_relax(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(SRCU__ASM_X86)
 	__asm__ __volatile__("pause" ::: "memory");
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) && !defined(SRCU_NO_ASM)
 	__asm__ __volatile__("yield" ::: "memory");
 #else
 	srcu__barrier();
@@ -245,7 +274,7 @@ static inline void srcu__cpu_relax(void)
 SRCU__HIDDEN extern int srcu__backend_fence_mode;
 
 /* After a locked RMW, for a full fence: on x86 the RMW already is one. */
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(SRCU__ASM_X86)
 #define srcu__mb_after_rmw() srcu__barrier()
 #else
 #define srcu__mb_after_rmw() __atomic_thread_fence(__ATOMIC_SEQ_CST)
@@ -298,12 +327,6 @@ static inline int64_t srcu__backend_earliest(int64_t a, int64_t b)
 	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
-/* An event word that sleepers wait on as a futex, with a count of them:
- * bump it and wake them all.  The sleepers increment the count (seq-cst)
- * before they sleep on the value they saw, so that either they see the
- * new value or the bump sees them. */
-SRCU__HIDDEN void srcu__backend_event_bump(unsigned int *event, unsigned int *sleepers,
-					  bool pshared);
 /* A one-word lock taken with a CAS after a plain look: a failing CAS would
  * take the line from its holder, once per waiting caller.  The holder
  * stores token (nonzero): 1, or an identity that names it. */
@@ -579,8 +602,11 @@ SRCU__HIDDEN extern struct srcu__record *srcu__reader_records;
  * exist (acquire); those below SRCU__DENSE_RECORDS are here, with their
  * owner's tid (0: free, or not yet claimed past fence R; acquire) and
  * their address (NULL: not yet complete; acquire).  Records past that
- * are found on the list only. */
+ * are found on the list only.  (The model checker's build makes it
+ * small: model/genmc/platform.h.) */
+#ifndef SRCU__DENSE_RECORDS
 #define SRCU__DENSE_RECORDS 4096
+#endif
 #define SRCU__WORD_BITS (8 * sizeof(unsigned long))
 #define SRCU__NOTED_WORDS (SRCU__DENSE_RECORDS / SRCU__WORD_BITS)
 SRCU__HIDDEN extern int srcu__reader_owner[SRCU__DENSE_RECORDS];

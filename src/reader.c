@@ -212,7 +212,7 @@ static bool fast_path_on(struct srcu__record *r)
 		 * sections, all after this fence, see everything before that
 		 * check (read-to-write causality with full fences on both
 		 * sides; doc/design.md, "Start-up"). */
-		srcu__smp_mb();
+		srcu__mb(T);
 		srcu__slots = r->slots;   /* the inline fast path may run now */
 	}
 	return true;
@@ -244,7 +244,7 @@ static struct srcu__record *my_record(void)
 	if (!r)
 		r = record_new(tid);
 	if (!r) {
-		char t[64];
+		char t[SRCU__THREAD_LEN];
 
 		srcu__report_fatal("%s: out of memory for its reader record",
 			    srcu__report_thread(t, sizeof(t)));
@@ -254,7 +254,7 @@ static struct srcu__record *my_record(void)
 	 * free (or not yet listed) skips it in its lock sum too, so this
 	 * thread's sections must see everything published before that check
 	 * began. */
-	srcu__smp_mb();
+	srcu__mb(R);
 	pthread_setspecific(exit_key_get(), r);
 	self = r;
 	(void)fast_path_on(r);
@@ -268,11 +268,13 @@ static unsigned long count_mb(unsigned long *c)
 {
 	unsigned long v;
 
-#if !(defined(__x86_64__) || defined(__i386__))
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#if !defined(SRCU__ASM_X86)
+	if (srcu__mb_kept(BC))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 #endif
 	v = __atomic_add_fetch(c, 1, __ATOMIC_SEQ_CST);
-	srcu__mb_after_rmw();
+	if (srcu__mb_kept(BC))
+		srcu__mb_after_rmw();
 	return v;
 }
 
@@ -286,7 +288,7 @@ static void *shared_page(struct srcu__record *r, unsigned int b)
 static SRCU__NORETURN void report_no_slot(unsigned int id)
 {
 	struct srcu_struct *sp = load_relaxed(&srcu__domain_table[id]);
-	char n[SRCU__NAME_LEN], t[64];
+	char n[SRCU__NAME_LEN], t[SRCU__THREAD_LEN];
 
 	if (!sp)
 		srcu__report_fatal("%s: a read-side section of a shared domain (id %u) that "
@@ -362,7 +364,7 @@ static void note_shared(unsigned int id, unsigned long *lock_word)
 	/* N (shared): the section's count in the file before its accesses,
 	 * as seen by a scan in any process (B after the return pairs with
 	 * A; this full fence also covers the fence backend). */
-	srcu__smp_mb();
+	srcu__mb(N);
 	__atomic_fetch_or(lock_word, SRCU__LOCK_NOTED, __ATOMIC_RELAXED);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved_errno;
@@ -391,7 +393,7 @@ static void note_reader(unsigned int id, unsigned long *lock_word)
 	 * so the section this lock opens, whose count it may miss, must see
 	 * everything published before that check began (store buffering with
 	 * fences on both sides, as at R). */
-	srcu__smp_mb();
+	srcu__mb(N);
 	__atomic_fetch_or(lock_word, SRCU__LOCK_NOTED, __ATOMIC_RELAXED);
 }
 
@@ -448,7 +450,7 @@ static bool kind_allows(unsigned int kind, unsigned int used)
 static void check_kind(struct srcu_struct *sp, unsigned int used, const char *op)
 {
 	unsigned int kind = load_relaxed(&sp->srcu__reader_kind);
-	char n[SRCU__NAME_LEN], t[64];
+	char n[SRCU__NAME_LEN], t[SRCU__THREAD_LEN];
 
 	if (kind_allows(kind, used))
 		return;
@@ -586,7 +588,7 @@ static bool unlock_unmatched(struct srcu__slot *s, int idx)
 void srcu__read_unlock_slow(struct srcu_struct *sp, int idx)
 {
 	unsigned int id = srcu__domain_id(sp, "srcu_read_unlock");
-	char n[SRCU__NAME_LEN], t[64];
+	char n[SRCU__NAME_LEN], t[SRCU__THREAD_LEN];
 	struct srcu__slot *s;
 
 	if ((unsigned int)idx > 1)
@@ -752,7 +754,7 @@ bool srcu__reader_self_inside(struct srcu_struct *sp)
 	s = &self->slots[srcu__id_of(sp)];
 	open = own_open(s);
 	if (open < 0) {
-		char t[64];
+		char t[SRCU__THREAD_LEN];
 		int idx = srcu__slot_open_on(s, 0) < 0 ? 0 : 1;
 
 		srcu__reader_report_extra_unlock(sp, self, srcu__report_thread(t, sizeof(t)), idx, "");
@@ -806,7 +808,7 @@ bool srcu_read_lock_held(struct srcu_struct *sp)
 void srcu__debug_deref_fail(struct srcu_struct *sp, const char *macro, const char *file,
 			    int line, const char *expr, const char *cond)
 {
-	char n[SRCU__NAME_LEN], t[64];
+	char n[SRCU__NAME_LEN], t[SRCU__THREAD_LEN];
 
 	srcu__report_thread(t, sizeof(t));
 	if (!sp)
@@ -884,7 +886,7 @@ static void counts_moved(unsigned int id, int idx)
 	 * GP's scan sees the moved counts or this load sees the flag.  A
 	 * full fence: with the fence backend the GP's side is a plain fence,
 	 * not a membarrier, and a store then a load may otherwise reorder. */
-	srcu__smp_mb();
+	srcu__mb(W);
 	wake_if_waited(id, idx);
 }
 
@@ -895,7 +897,7 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 {
 	unsigned long open = srcu__count_diff(srcu__count(s->lock[idx]), s->unlock[idx]);
 	struct srcu_struct *sp = srcu__domain_table[id];
-	char n[SRCU__NAME_LEN], t[64];
+	char n[SRCU__NAME_LEN], t[SRCU__THREAD_LEN];
 
 	if (!open)
 		return;
@@ -915,7 +917,7 @@ static void end_abandoned(struct srcu__slot *s, unsigned int id, int idx, bool r
 static void check_balance(struct srcu__slot *s, unsigned int id)
 {
 	struct srcu_struct *sp = srcu__domain_table[id];
-	char t[64];
+	char t[SRCU__THREAD_LEN];
 
 	for (int idx = 0; sp && idx < 2; idx++)
 		if (srcu__slot_open_on(s, idx) < 0)

@@ -59,7 +59,7 @@ static void check_still_attached(unsigned int id, const char *who)
  * callback run inline may call in again): a fork child keeps the forking
  * thread's counts and drops every other thread's. */
 #define INSIDE_MAX 8
-static __thread struct srcu_struct *inside[INSIDE_MAX];
+SRCU__TLS_ARRAY(struct srcu_struct *, inside, INSIDE_MAX);
 static __thread unsigned int inside_depth;
 /* The domain this thread's cleanup holds closed, if any. */
 static __thread struct srcu_struct *closing;
@@ -95,7 +95,7 @@ void srcu__gp_enter(struct srcu_struct *sp, const char *who)
 	srcu__gp_check_forked(sp, who);
 	id = srcu__domain_id(sp, who);
 	if (inside_depth < INSIDE_MAX)
-		inside[inside_depth] = sp;
+		SRCU__TLS_AT(inside, inside_depth) = sp;
 	inside_depth++;
 	users = users_word(sp);
 	/* Seq-cst RMW: either cleanup's close sees this count, or this sees
@@ -129,7 +129,7 @@ static unsigned int inside_count(struct srcu_struct *sp)
 	unsigned int n = 0;
 
 	for (unsigned int i = 0; i < inside_depth && i < INSIDE_MAX; i++)
-		n += inside[i] == sp;
+		n += SRCU__TLS_AT(inside, i) == sp;
 	return n;
 }
 

@@ -14,7 +14,8 @@
 #ifndef SRCU_VG_H
 #define SRCU_VG_H
 
-#if defined(__has_include)
+/* Valgrind's client requests are asm: none in an SRCU_NO_ASM build. */
+#if defined(__has_include) && !defined(SRCU_NO_ASM)
 #if __has_include(<valgrind/helgrind.h>)
 #define SRCU__HAVE_VALGRIND 1
 #endif

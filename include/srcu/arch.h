@@ -25,17 +25,35 @@
 extern "C" {
 #endif
 
+/* The processor: on x86 the read side is asm, one instruction each
+ * (below).  SRCU_NO_ASM, defined by the build, keeps to C11 atomics
+ * everywhere, as on every other processor: for tools that ignore asm (the
+ * model checker's build, model/genmc/, checks this path). */
+#if !defined(SRCU_NO_ASM) && defined(__x86_64__)
+#define SRCU__ASM_X86_64 1
+#endif
+#if !defined(SRCU_NO_ASM) && (defined(__x86_64__) || defined(__i386__))
+#define SRCU__ASM_X86 1
+#endif
+
 /* The compiler's: a branch hint for the slow paths, and a compiler
  * barrier (the read side's B, C and W, <srcu/read.h>; they order for the
  * grace period's membarrier, which makes them fences when it matters). */
 #define SRCU__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define srcu__barrier() __asm__ __volatile__("" ::: "memory")
+/* The read side's barriers that a grace period's membarrier pairs with
+ * (B, C and W, <srcu/read.h>): compiler barriers, where membarrier's IPI
+ * lands as a full fence.  The model checker's build defines it to mark
+ * those landing points as well (model/genmc/engine.h). */
+#ifndef srcu__read_barrier
+#define srcu__read_barrier() srcu__barrier()
+#endif
 
 /* Load one of a domain's 16-bit read-side words.  On x86-64 through asm,
  * so that the compiler does not know the value is below 65536 (knowing it,
  * gcc splits the unlock's address arithmetic: doc/performance.md, "Read
  * side code generation").  A plain load either way: relaxed atomic. */
-#if defined(__x86_64__)
+#if defined(SRCU__ASM_X86_64)
 static inline unsigned int srcu__load_word(const uint16_t *p)
 {
 	unsigned int w;
@@ -57,10 +75,10 @@ static inline unsigned int srcu__load_word(const uint16_t *p)
  * lose the counts of a signal handler's section that ran between them.
  * One instruction is atomic against this thread's handlers too.  Orders
  * nothing by itself: the callers' barriers do. */
-#if defined(__x86_64__)
+#if defined(SRCU__ASM_X86_64)
 #define srcu__owner_inc(p, n) \
 	__asm__ __volatile__("addq $1, %c1(%0)" :: "r"(p), "i"(8 * (n)) : "memory")
-#elif defined(__i386__)
+#elif defined(SRCU__ASM_X86)
 #define srcu__owner_inc(p, n) \
 	__asm__ __volatile__("addl $1, %c1(%0)" :: "r"(p), "i"(4 * (n)) : "memory")
 #else
@@ -72,10 +90,10 @@ static inline unsigned int srcu__load_word(const uint16_t *p)
  * say whether the word lacks SRCU__LOCK_NOTED: the thread's first lock of
  * this domain index, which must put the thread in the domain's reader
  * set.  On x86 the add's sign flag says it, one predicted branch. */
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(SRCU__ASM_X86)
 static inline bool srcu__lock_count(unsigned long *p)
 {
-#if defined(__x86_64__)
+#if defined(SRCU__ASM_X86_64)
 	__asm__ goto("addq $1, (%0)\n\tjns %l[unnoted]" : : "r"(p) : "memory", "cc" : unnoted);
 #else
 	__asm__ goto("addl $1, (%0)\n\tjns %l[unnoted]" : : "r"(p) : "memory", "cc" : unnoted);
@@ -97,7 +115,7 @@ static inline bool srcu__lock_count(unsigned long *p)
  * through asm, as srcu__load_word(): knowing where the value came from,
  * gcc keeps two copies of it and spends two moves. */
 struct srcu_ctr;
-#if defined(__x86_64__)
+#if defined(SRCU__ASM_X86_64)
 static inline unsigned int srcu__ctr_word(struct srcu_ctr *scp)
 {
 	unsigned int w;
@@ -116,7 +134,7 @@ static inline unsigned int srcu__ctr_word(struct srcu_ctr *scp)
  * smp_mb__after_srcu_read_unlock()'s (<srcu/read.h>). */
 static inline void srcu__full_fence(void)
 {
-#if defined(__x86_64__)
+#if defined(SRCU__ASM_X86_64)
 	/* A locked RMW on the stack: a full fence, cheaper than mfence, and
 	 * asm, which gcc's -fsanitize=thread accepts (it rejects fences). */
 	__asm__ __volatile__("lock orq $0, (%%rsp)" ::: "memory", "cc");

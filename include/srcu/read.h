@@ -81,7 +81,7 @@ static inline void srcu__lock_word(unsigned long *t, unsigned int w)
 	/* B: pairs with A (membarrier) in srcu__gp_readers_done(); keeps the
 	 * critical section's accesses after the count, as the compiler sees
 	 * it; membarrier turns this into a full fence when it matters. */
-	srcu__barrier();
+	srcu__read_barrier();
 }
 
 /* The same for the fast kinds' sections (SRCU__KIND_*), whose first
@@ -92,7 +92,7 @@ static inline void srcu__lock_word_kind(unsigned long *t, unsigned int w, unsign
 	if (SRCU__UNLIKELY(srcu__lock_count(t + w)))
 		srcu__read_lock_note_kind(w, kind);
 	/* B, as in srcu__lock_word(). */
-	srcu__barrier();
+	srcu__read_barrier();
 }
 
 /* Every lock's fast path once it has loaded this thread's counters t and
@@ -125,12 +125,12 @@ static inline void srcu__unlock_word(unsigned long *t, unsigned int w)
 	 * in this thread, and so after every access of the section
 	 * (doc/design.md, "The argument in C11 terms"; model/litmus's
 	 * *-RS-plain-unlock tests on AArch64 and POWER). */
-	srcu__barrier();
+	srcu__read_barrier();
 	srcu__owner_inc(t + w, 2);   /* unlock[idx] */
 	/* W: pairs with the membarrier after the GP sets its waiting flag in
 	 * sleep_until_done(): either its scan sees this count or we see
 	 * the flag. */
-	srcu__barrier();
+	srcu__read_barrier();
 	/* The domain may be freed from here on: touch only srcu__gp_waits[]. */
 	if (SRCU__UNLIKELY(__atomic_load_n(&srcu__gp_waits[w], __ATOMIC_RELAXED)))
 		srcu__wake_gp(w / SRCU__SLOT_WORDS);
