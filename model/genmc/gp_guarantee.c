@@ -14,6 +14,13 @@
 #ifndef READERS
 #define READERS 1
 #endif
+/* Variants: EXIT_HOOKS (the reader thread's exit hook runs, as pthread
+ * would run it), EXPEDITED (synchronize_srcu_expedited()), FAST
+ * (srcu_read_lock_fast()), POLLED (a cookie taken before the grace
+ * period must poll as done after it). */
+#ifndef EXIT_HOOKS
+#define EXIT_HOOKS false
+#endif
 
 struct obj {
 	int val;
@@ -26,15 +33,22 @@ static struct obj *_Atomic cur;
 
 static void *reader(void *arg)
 {
-	int idx;
 	struct obj *p;
 
 	verify_thread_start((int)(intptr_t)arg);
-	idx = srcu_read_lock(&dom);
+#ifdef FAST
+	struct srcu_ctr *scp = srcu_read_lock_fast(&dom);
+#else
+	int idx = srcu_read_lock(&dom);
+#endif
 	p = atomic_load_explicit(&cur, memory_order_acquire);
 	assert(p->val == 1);   /* a plain read: races with the poisoning */
+#ifdef FAST
+	srcu_read_unlock_fast(&dom, scp);
+#else
 	srcu_read_unlock(&dom, idx);
-	verify_thread_end(false);
+#endif
+	verify_thread_end(EXIT_HOOKS);
 	return NULL;
 }
 
@@ -44,7 +58,16 @@ static void update(void)
 
 	n->val = 1;
 	old = atomic_exchange_explicit(&cur, n, memory_order_release);
+#if defined(POLLED)
+	unsigned long cookie = get_state_synchronize_srcu(&dom);
+
 	synchronize_srcu(&dom);
+	assert(poll_state_synchronize_srcu(&dom, cookie));
+#elif defined(EXPEDITED)
+	synchronize_srcu_expedited(&dom);
+#else
+	synchronize_srcu(&dom);
+#endif
 	old->val = 0;   /* poison: a reader still inside reads it */
 	free(old);
 }

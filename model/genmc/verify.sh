@@ -77,6 +77,12 @@ run() {
 for m in rc11 imm tso; do
 	run gp-1reader-fence verified "$m" gp_guarantee.c
 done
+# The same with the reader's thread exit (its record handed back), the
+# fast readers, an expedited grace period, and the polled API's cookie.
+run gp-1reader-fence-thread-exit verified rc11 gp_guarantee.c -DEXIT_HOOKS=true
+run gp-1reader-fence-fast-reader verified rc11 gp_guarantee.c -DFAST
+run gp-1reader-fence-expedited verified rc11 gp_guarantee.c -DEXPEDITED
+run gp-1reader-fence-polled-cookie verified rc11 gp_guarantee.c -DPOLLED
 # Each broken variant the scenarios catch today (doc/verification.md's
 # table says which letters no scenario here catches yet, and why).
 run gp-1reader-fence-without-N caught rc11 gp_guarantee.c -DSRCU_VERIFY_DROP=SRCU__MB_N
