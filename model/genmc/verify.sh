@@ -41,7 +41,7 @@ run() {
 	t0=$(date +%s)
 	rc=0
 	# shellcheck disable=SC2086
-	timeout "$limit" "$genmc" --disable-estimation --"$model" -- -DSRCU_NO_ASM \
+	timeout "$limit" "$genmc" --disable-estimation --check-liveness --"$model" -- -DSRCU_NO_ASM \
 		-I"$root/include" -I"$root/src" -gline-tables-only -w "$@" "$here/$file" \
 		>"$log" 2>&1 || rc=$?
 	secs=$(($(date +%s) - t0))
