@@ -15,7 +15,7 @@ CONFIG   = -DSRCU_WERROR=ON -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 CTEST    = ctest --output-on-failure -j$(JOBS)
 DEPS     = scripts/deps.sh
 
-.PHONY: all configure check test sanitize asan tsan clang bench torture model verify install clean \
+.PHONY: all configure check test sanitize asan tsan clang bench torture model verify verify-deep install clean \
 	check-cross check-cross-ci docs
 
 all: configure
@@ -68,6 +68,10 @@ model:
 # doc/verification.md).  Skipped, loudly, where GenMC is not found.
 verify:
 	model/genmc/verify.sh
+
+# And the scenarios GenMC 0.11 does not finish yet (doc/verification.md).
+verify-deep:
+	VERIFY_DEEP=1 model/genmc/verify.sh
 
 # The suite on other architectures (doc/testing.md, "Cross-architecture
 # runs"): Debian's cross compilers, the tests under qemu-user (i686 and
