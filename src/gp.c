@@ -699,16 +699,18 @@ int srcu__gp_recover_shared(struct srcu_struct *sp, struct srcu__shm_dead *dead)
 
 void srcu__gp_unlock(struct srcu_struct *sp)
 {
+	struct srcu__domain *d = srcu__dom(sp);
 	uint64_t token = lock_token(sp);
+	bool pshared = shared(sp);
 	char n[SRCU__NAME_LEN];
 
 	/* A shared domain's lock is released only by its holder: a fork
 	 * child of a process inside a grace period (a fork from a signal
 	 * handler, or a stall handler) is another process, and must not go
 	 * on with its parent's grace period. */
-	if (!shared(sp))
-		store_release(&srcu__dom(sp)->gp_lock, 0);
-	else if (!__atomic_compare_exchange_n(&srcu__dom(sp)->gp_lock, &token, 0, false,
+	if (!pshared)
+		store_release(&d->gp_lock, 0);
+	else if (!__atomic_compare_exchange_n(&d->gp_lock, &token, 0, false,
 					      __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		srcu__report_fatal("process %d ended a grace period of shared domain %s that "
 			    "another process runs (a fork() inside a grace period?)",
@@ -717,8 +719,7 @@ void srcu__gp_unlock(struct srcu_struct *sp)
 	 * srcu__combine_bump() makes it (pairs with the sleepers'
 	 * increment-then-sleep in srcu__combine_sleep()), without building
 	 * the whole combiner. */
-	srcu__combine_bump_event(&srcu__dom(sp)->gp_event, &srcu__dom(sp)->gp_event_waiters,
-				 shared(sp));
+	srcu__combine_bump_event(&d->gp_event, &d->gp_event_waiters, pshared);
 }
 
 /* ---- waiting for gp_seq: combine.c's ops ---- */
@@ -823,7 +824,7 @@ unsigned long srcu__gp_snap(struct srcu_struct *sp)
 	/* P: pairs with S in run_gp() and with A: the caller's updates are
 	 * ordered before the snapshot, so the GP that satisfies it starts
 	 * after them. */
-	srcu__mb(F);
+	srcu__mb(P);
 	return seq_snap(sp);
 }
 
@@ -842,7 +843,7 @@ static void wait_for_seq(struct gp_call *call, unsigned long s)
 	 * srcu__combine_end() and the acquire in srcu__combine_done()): what
 	 * the caller does next (its frees) is ordered after the GP, even when
 	 * another thread ran it. */
-	srcu__mb(P);
+	srcu__mb(F);
 	srcu__hb_gp_end(srcu__id_of(call->sp));
 }
 

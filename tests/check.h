@@ -51,10 +51,7 @@ static int check_failures;
 
 static inline long long now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return clock_now_ns();   /* tools/clock.h: the tools' one clock */
 }
 
 /* Sleeps to a deadline, whatever signals land (tools/clock.h says why). */

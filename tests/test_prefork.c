@@ -132,10 +132,7 @@ static int ndead;
 
 static double now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return (double)clock_now_ns() / 1e6;
 }
 
 /* To a deadline, whatever signals land (tools/clock.h says why). */

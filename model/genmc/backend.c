@@ -46,7 +46,6 @@ unsigned int *srcu__backend_with_handlers;   /* none: no fork here */
 static atomic_uint verify_mb_requests;
 static atomic_uint verify_mb_acked[VERIFY_THREADS];
 static atomic_int verify_online[VERIFY_THREADS];
-static atomic_uint verify_membarriers;   /* issued: scenarios may bound them */
 
 /* Where an IPI may land in this thread: the handler's fence, once per
  * request seen. */
@@ -83,7 +82,6 @@ static void membarrier_model(void)
 			;
 	}
 	atomic_thread_fence(memory_order_seq_cst);   /* the caller's, after */
-	atomic_fetch_add_explicit(&verify_membarriers, 1, memory_order_relaxed);
 }
 
 /* The harness's threads: numbered 1..VERIFY_THREADS-1 (main is 0), and

@@ -170,7 +170,7 @@ typedef __VERIFIER_cond_t pthread_cond_t;
 typedef long pthread_condattr_t;
 #define pthread_cond_init(c, a) __VERIFIER_cond_init((c), NULL)
 #define pthread_cond_destroy(c) __VERIFIER_cond_destroy(c)
-#define pthread_cond_wait(c, m) __VERIFIER_cond_wait_mutex((c), (m))
+#define pthread_cond_wait(c, m) verify_cond_wait((c), (m))
 #define pthread_cond_signal(c) __VERIFIER_cond_signal(c)
 #define pthread_cond_broadcast(c) __VERIFIER_cond_bcast(c)
 /* A timed wait that wakes at its deadline: as a spurious wake-up, which
@@ -180,7 +180,7 @@ typedef long pthread_condattr_t;
 #define pthread_condattr_setclock(a, clk) 0
 #define pthread_condattr_destroy(a) 0
 
-static inline int __VERIFIER_cond_wait_mutex(__VERIFIER_cond_t *c, pthread_mutex_t *m)
+static inline int verify_cond_wait(__VERIFIER_cond_t *c, pthread_mutex_t *m)
 {
 	(void)c;
 	/* A wait that returns at once (a spurious wake-up: the callers loop

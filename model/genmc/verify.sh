@@ -18,12 +18,8 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-genmc=${1:-${GENMC:-}}
-if [ -z "$genmc" ]; then
-	for c in "$root/../shared/tools/genmc/genmc" "$(command -v genmc || true)"; do
-		[ -n "$c" ] && [ -x "$c" ] && { genmc=$c; break; }
-	done
-fi
+. "$here/../find-tool.sh"
+genmc=$(find_tool genmc "${1:-${GENMC:-}}" "$root")
 if [ -z "$genmc" ]; then
 	echo "verify: SKIP (no GenMC: set GENMC=/path/to/genmc; doc/verification.md says how to build it)"
 	exit 0

@@ -15,12 +15,8 @@
 # one the check is skipped (README, "Model checking").
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-herd=${1:-${HERD7:-}}
-if [ -z "$herd" ]; then
-	for c in "$here/../../../shared/tools/herd7/herd7" "$(command -v herd7 || true)"; do
-		[ -n "$c" ] && [ -x "$c" ] && { herd=$c; break; }
-	done
-fi
+. "$here/../find-tool.sh"
+herd=$(find_tool herd7 "${1:-${HERD7:-}}" "$here/../..")
 if [ -z "$herd" ]; then
 	echo "litmus: SKIP (no herd7: set HERD7=/path/to/herd7)"
 	exit 0
