@@ -10,8 +10,11 @@
 
 #include <sched.h>
 
-/* Pauses between two looks at the clock while a caller spins. */
-#define SPIN_PAUSES 16
+/* Looks at the event between two looks at the clock while a caller
+ * spins (a build may choose fewer: model/genmc/platform.h). */
+#ifndef SRCU__SPIN_LOOKS
+#define SRCU__SPIN_LOOKS 16
+#endif
 
 void srcu__combine_sleep(const struct srcu__combiner *c, unsigned int ev, int64_t deadline_ns)
 {
@@ -30,7 +33,7 @@ bool srcu__combine_spin(const struct srcu__combiner *c, unsigned int ev, int64_t
 	int i;
 
 	do {
-		for (i = 0; i < SPIN_PAUSES; i++) {
+		for (i = 0; i < SRCU__SPIN_LOOKS; i++) {
 			if (srcu__combine_event(c) != ev)
 				return true;
 			srcu__cpu_relax();

@@ -96,6 +96,8 @@ static void sum_dense_unlocks(unsigned int id, struct srcu__scan *scan)
 	 * written to scan once per word: a walk of N records spends its
 	 * time on their pages, not on stores to scan. */
 	for (w = 0; w * SRCU__WORD_BITS < n; w++) {
+		/* Acquire: pairs with Q, the release that clears an exiting
+		 * thread's bit (reader.c's forget_domains()). */
 		unsigned long bits = load_acquire(&srcu__reader_noted(id)[w]);
 		unsigned long counted = 0, sum[2] = { 0, 0 };
 		bool others = false;

@@ -247,13 +247,16 @@ static inline void srcu__smp_mb(void)
 enum srcu__mb_letter {
 	SRCU__MB_NONE, SRCU__MB_A, SRCU__MB_BC, SRCU__MB_D, SRCU__MB_E, SRCU__MB_F,
 	SRCU__MB_FE, SRCU__MB_FM, SRCU__MB_FS, SRCU__MB_L, SRCU__MB_N, SRCU__MB_P,
-	SRCU__MB_R, SRCU__MB_S, SRCU__MB_T, SRCU__MB_W,
+	SRCU__MB_R, SRCU__MB_S, SRCU__MB_T, SRCU__MB_W, SRCU__MB_Q,
 };
 #ifndef SRCU_VERIFY_DROP
 #define SRCU_VERIFY_DROP SRCU__MB_NONE
 #endif
 #define srcu__mb_kept(letter) (SRCU_VERIFY_DROP != SRCU__MB_##letter)
 #define srcu__mb(letter) do { if (srcu__mb_kept(letter)) srcu__smp_mb(); } while (0)
+/* A lettered ordering RMW's memory order (relaxed where the build drops
+ * the letter). */
+#define srcu__order(letter, mo) (srcu__mb_kept(letter) ? (mo) : __ATOMIC_RELAXED)
 
 static inline void srcu__cpu_relax(void)
 {

@@ -1049,7 +1049,14 @@ static void forget_domains(struct srcu__record *r)
 			continue;
 		store_relaxed(&r->slots[id].lock[0], srcu__count(r->slots[id].lock[0]));
 		store_relaxed(&r->slots[id].lock[1], srcu__count(r->slots[id].lock[1]));
-		__atomic_fetch_and(set, ~bit, __ATOMIC_RELAXED);
+		/* Q: release, pairs with the acquire of the set word in a
+		 * scan (counts_records.c): a check that no longer finds the
+		 * bit skips the record and, with no other reader, fences only
+		 * itself (A local), so the bit's clearing must carry every
+		 * access of this thread's last sections with it (forbids: a
+		 * section's load that a weakly ordered CPU satisfies after the
+		 * clear is seen, reading memory the grace period freed). */
+		__atomic_fetch_and(set, ~bit, srcu__order(Q, __ATOMIC_RELEASE));
 	}
 }
 

@@ -14,10 +14,18 @@
 #ifndef READERS
 #define READERS 1
 #endif
+/* Updaters (main and UPDATERS - 1 more threads, each replacing the
+ * object and freeing the one it took out) and sections per reader. */
+#ifndef UPDATERS
+#define UPDATERS 1
+#endif
+#ifndef SECTIONS
+#define SECTIONS 1
+#endif
 /* Variants: EXIT_HOOKS (the reader thread's exit hook runs, as pthread
  * would run it), EXPEDITED (synchronize_srcu_expedited()), FAST
- * (srcu_read_lock_fast()), POLLED (a cookie taken before the grace
- * period must poll as done after it). */
+ * (srcu_read_lock_fast()), NESTED (a section inside the section), POLLED
+ * (a cookie taken before the grace period must poll as done after it). */
 #ifndef EXIT_HOOKS
 #define EXIT_HOOKS false
 #endif
@@ -31,23 +39,34 @@ struct obj {
 DEFINE_STATIC_SRCU(dom);
 static struct obj *_Atomic cur;
 
-static void *reader(void *arg)
+static void read_section(void)
 {
 	struct obj *p;
-
-	verify_thread_start((int)(intptr_t)arg);
 #ifdef FAST
 	struct srcu_ctr *scp = srcu_read_lock_fast(&dom);
 #else
 	int idx = srcu_read_lock(&dom);
 #endif
+#ifdef NESTED
+	int inner = srcu_read_lock(&dom);
+#endif
 	p = atomic_load_explicit(&cur, memory_order_acquire);
 	assert(p->val == 1);   /* a plain read: races with the poisoning */
+#ifdef NESTED
+	srcu_read_unlock(&dom, inner);
+#endif
 #ifdef FAST
 	srcu_read_unlock_fast(&dom, scp);
 #else
 	srcu_read_unlock(&dom, idx);
 #endif
+}
+
+static void *reader(void *arg)
+{
+	verify_thread_start((int)(intptr_t)arg);
+	for (int i = 0; i < SECTIONS; i++)
+		read_section();
 	verify_thread_end(EXIT_HOOKS);
 	return NULL;
 }
@@ -72,9 +91,18 @@ static void update(void)
 	free(old);
 }
 
+/* A second updater: no reader sections, so no IPI need land in it (the
+ * model gives it none: fewer fences than the kernel's, never more). */
+static void *updater(void *arg)
+{
+	verify_tid = (int)(intptr_t)arg;
+	update();
+	return NULL;
+}
+
 int main(void)
 {
-	pthread_t r[READERS];
+	pthread_t r[READERS], u[UPDATERS];
 	struct obj *first = malloc(sizeof(*first));
 
 	srcu__process_startup();
@@ -83,9 +111,13 @@ int main(void)
 	verify_bind(&dom);
 	for (int i = 0; i < READERS; i++)
 		pthread_create(&r[i], NULL, reader, (void *)(intptr_t)(i + 1));
+	for (int i = 1; i < UPDATERS; i++)
+		pthread_create(&u[i], NULL, updater, (void *)(intptr_t)(READERS + i));
 	update();
 	for (int i = 0; i < READERS; i++)
 		pthread_join(r[i], NULL);
+	for (int i = 1; i < UPDATERS; i++)
+		pthread_join(u[i], NULL);
 	free(atomic_load_explicit(&cur, memory_order_relaxed));
 	return 0;
 }

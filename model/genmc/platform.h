@@ -60,18 +60,24 @@ static __thread int verify_tid;
 #define SRCU__TLS_AT(name, i) ((name)[verify_tid][i])
 
 /* The dense record table (src/internal.h): one word of reader-set bits
- * per domain, not 64.  A scan's bitmap of counted records is a stack
- * object of that size, and GenMC 0.11 gives automatic objects addresses
- * from a counter it rewinds to an event number when it backtracks
- * (SAddrAllocator::restrict()): a large one then overlaps an object of
- * the kept prefix, and an access to it is reported as an access to
- * freed memory (a 560-byte scan did).  Smaller objects make that rarer;
- * doc/verification.md says where it still happens. */
+ * per domain, not 64, and message buffers of 8 bytes: GenMC's start-up
+ * time grows with the globals' sizes, and each byte of a frame's object
+ * that the code zeroes is an event of every execution. */
 #define SRCU__DENSE_RECORDS 64
-/* The message buffers (src/internal.h): allocated in the frames of the
- * functions that may report, checked path or not, for the same reason. */
 #define SRCU__NAME_LEN 8
 #define SRCU__THREAD_LEN 8
+/* A waiter's spin (src/combine.c) takes no look at the event: it goes
+ * straight to its sleep, the futex wait below, which returns once the
+ * event moves, as the spin would.  A look that saw the event move would
+ * lead to the same next step; a spin that sees nothing is the path that
+ * sleeps, the one whose wake-up can be lost, so every run takes it.  Why
+ * not 16 looks: GenMC 0.11 takes a loop whose iterations store nothing
+ * for a spin loop that can end only when what it reads changes, blocks
+ * it at its second iteration, and keeps that block after it revisits the
+ * iteration's read with a value that ends the loop: a second updater's
+ * wait was reported as never ending although its read had seen the event
+ * move. */
+#define SRCU__SPIN_LOOKS 0
 
 /* ---- memory: mmap() from a zeroed arena ---- */
 
