@@ -16,13 +16,17 @@ static unsigned int dense_records(const struct srcu__scan *scan)
 	return scan->records < SRCU__DENSE_RECORDS ? scan->records : SRCU__DENSE_RECORDS;
 }
 
-/* Report record r's extra unlock on index idx, found by a scan: out of
- * the scans' loops, which it would otherwise weigh down. */
+/* Report record r's extra unlock on index idx, found by a scan and
+ * confirmed (a section that began after the check's fence can show its
+ * unlock before its lock): out of the scans' loops, which it would
+ * otherwise weigh down. */
 static __attribute__((noinline, cold)) void report_extra(struct srcu_struct *sp,
 							   struct srcu__record *r, int idx)
 {
 	char t[32];
 
+	if (!srcu__slot_extra_confirmed(srcu__record_slot(r, srcu__id_of(sp)), idx, false))
+		return;
 	snprintf(t, sizeof(t), "thread %d", load_relaxed(&r->tid));
 	srcu__reader_report_extra_unlock(sp, r, t, idx, SRCU__SCAN_FOUND);
 }
@@ -117,13 +121,19 @@ static void sum_dense_unlocks(unsigned int id, struct srcu__scan *scan)
 	}
 }
 
-/* Records past the dense table: no reader set, always counted. */
+/* Records past the dense table: no reader set, always counted, and
+ * each one not the caller's counts as another thread's, free or not.
+ * Its ->tid cannot say "free": the load may return a release's 0 while
+ * the unlock sum reads counts of the thread that claimed the record
+ * since (its counting stores are relaxed), and a check that took it for
+ * free ran A as a local fence, missed that thread's lock and saw an
+ * unlock without a lock (GenMC: doc/verification.md). */
 static void sum_list_unlocks(unsigned int id, struct srcu__scan *scan)
 {
 	struct srcu__record *r, *me = srcu__reader_self_record();
 
 	for_each_past_dense(r) {
-		scan->others |= load_acquire(&r->tid) != 0 && r != me;
+		scan->others |= r != me;
 		add_unlocks(scan->unlocks, r, id);
 	}
 }

@@ -31,7 +31,8 @@ static unsigned long add_slot_locks(struct srcu_struct *sp, int idx, unsigned in
 	unsigned int b = block_of(sp), bad = 0;
 	unsigned long sum = srcu__shm_sum_locks(b, idx, n, &bad);
 
-	if (SRCU__UNLIKELY(bad && each)) {
+	if (SRCU__UNLIKELY(bad && each) &&
+	    srcu__slot_extra_confirmed(srcu__shm_counters(b, bad - 1), idx, true)) {
 		uint64_t owner = load_relaxed(&srcu__shm_owner_of(b, bad - 1)->owner);
 		char t[SRCU__THREAD_LEN];
 

@@ -340,3 +340,18 @@ void srcu__fence_fork_child(void)
 	service_fork_child(&private_fs);
 	service_fork_child(&global_fs);
 }
+
+bool srcu__slot_extra_confirmed(struct srcu__slot *s, int idx, bool global)
+{
+	unsigned long u = load_acquire(&s->unlock[idx]);
+
+	/* A (confirming a misuse report): pairs with B and C of the slot's
+	 * owner, as in gp.c's fence_a(): an unlock read before this fence
+	 * has its lock read after it; forbids reporting the unlock of a
+	 * section whose lock was still in flight. */
+	if (global)
+		srcu__fence_heavy_global();
+	else
+		srcu__fence_heavy(false);
+	return srcu__open(load_acquire(&s->lock[idx]), u) < 0;
+}

@@ -252,7 +252,11 @@ enum srcu__mb_letter {
 #ifndef SRCU_VERIFY_DROP
 #define SRCU_VERIFY_DROP SRCU__MB_NONE
 #endif
-#define srcu__mb_kept(letter) (SRCU_VERIFY_DROP != SRCU__MB_##letter)
+#ifndef SRCU_VERIFY_DROP2   /* a second letter, for fences that cover each other */
+#define SRCU_VERIFY_DROP2 SRCU__MB_NONE
+#endif
+#define srcu__mb_kept(letter) \
+	(SRCU_VERIFY_DROP != SRCU__MB_##letter && SRCU_VERIFY_DROP2 != SRCU__MB_##letter)
 #define srcu__mb(letter) do { if (srcu__mb_kept(letter)) srcu__smp_mb(); } while (0)
 /* A lettered ordering RMW's memory order (relaxed where the build drops
  * the letter). */
@@ -667,6 +671,13 @@ static inline long srcu__slot_open_on(struct srcu__slot *s, int idx)
 
 	return srcu__open(load_acquire(&s->lock[idx]), u);
 }
+
+/* A scan read more unlocks than locks in slot s: misuse, or a section
+ * that began after the check's fence A, whose owner's two relaxed counts
+ * a weakly ordered CPU showed unlock first.  Misuse only if it holds by
+ * A's own argument: an unlock read before a heavy fence has its lock
+ * seen after it.  Cold: a scan gets here only on a negative balance. */
+SRCU__HIDDEN bool srcu__slot_extra_confirmed(struct srcu__slot *s, int idx, bool global);
 SRCU__HIDDEN extern struct srcu__record *srcu__reader_dense[SRCU__DENSE_RECORDS];
 SRCU__HIDDEN extern unsigned int srcu__reader_count;
 

@@ -122,8 +122,22 @@ void srcu__backend_fork_prepare(void)
 {
 }
 
+/* The backend is fixed by the build (above); the scenario calls
+ * srcu__process_startup() itself. */
 void srcu__backend_init(void)
 {
+}
+
+/* VERIFY_SWITCH: the backend starts as fences and a scenario's thread
+ * makes the constructor's switch to membarrier (src/backend.c's
+ * srcu__backend_init() after registering) while a reader and a grace
+ * period run: sections that ran before the constructor (doc/design.md,
+ * "Start-up"). */
+static void verify_backend_switch(void)
+{
+	/* Release: pairs with the acquire loads of the backend (reader.c's
+	 * fast_path_on(), fence.c), as in src/backend.c. */
+	store_release(&srcu__backend_fence_mode, 0);
 }
 
 void srcu__backend_fork_child(void)

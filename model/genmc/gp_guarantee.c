@@ -51,6 +51,10 @@ static void read_section(void)
 	int inner = srcu_read_lock(&dom);
 #endif
 	p = atomic_load_explicit(&cur, memory_order_acquire);
+	/* A membarrier's IPI may land between any two accesses of the
+	 * section, not only at the read side's barriers: here, between the
+	 * load of the pointer and the read through it (backend.c). */
+	verify_ipi_point();
 	assert(p->val == 1);   /* a plain read: races with the poisoning */
 #ifdef NESTED
 	srcu_read_unlock(&dom, inner);
@@ -91,6 +95,32 @@ static void update(void)
 	free(old);
 }
 
+#ifdef RECLAIM
+/* A reader that read before the update and exited: its record is
+ * released, and the reader that runs beside the update claims it. */
+static void *earlier_reader(void *arg)
+{
+	verify_thread_start((int)(intptr_t)arg);
+	read_section();
+	verify_thread_end(true);
+	return NULL;
+}
+#define FIRST_READER 2
+#else
+#define FIRST_READER 1
+#endif
+
+#ifdef VERIFY_SWITCH
+/* The library's constructor, late: the backend moves from fences to
+ * membarrier while the reader and the grace period run. */
+static void *constructor_thread(void *arg)
+{
+	verify_tid = (int)(intptr_t)arg;
+	verify_backend_switch();
+	return NULL;
+}
+#endif
+
 /* A second updater: no reader sections, so no IPI need land in it (the
  * model gives it none: fewer fences than the kernel's, never more). */
 static void *updater(void *arg)
@@ -106,18 +136,39 @@ int main(void)
 	struct obj *first = malloc(sizeof(*first));
 
 	srcu__process_startup();
+#ifdef PAST_DENSE
+	/* The reader's record is past the dense table (as the 4097th
+	 * thread's is): no reader-set bit, no note (N), always walked from
+	 * the list.  The 64 records before it are taken by no thread. */
+	srcu__reader_count = SRCU__DENSE_RECORDS;
+#endif
 	first->val = 1;
 	atomic_store_explicit(&cur, first, memory_order_relaxed);
 	verify_bind(&dom);
+#ifdef RECLAIM
+	pthread_t e;
+
+	pthread_create(&e, NULL, earlier_reader, (void *)1);
+	pthread_join(e, NULL);
+#endif
 	for (int i = 0; i < READERS; i++)
-		pthread_create(&r[i], NULL, reader, (void *)(intptr_t)(i + 1));
+		pthread_create(&r[i], NULL, reader, (void *)(intptr_t)(i + FIRST_READER));
 	for (int i = 1; i < UPDATERS; i++)
-		pthread_create(&u[i], NULL, updater, (void *)(intptr_t)(READERS + i));
+		pthread_create(&u[i], NULL, updater, (void *)(intptr_t)(READERS + FIRST_READER - 1 + i));
+#ifdef VERIFY_SWITCH
+	pthread_t c;
+
+	pthread_create(&c, NULL, constructor_thread,
+		       (void *)(intptr_t)(READERS + FIRST_READER - 1 + UPDATERS));
+#endif
 	update();
 	for (int i = 0; i < READERS; i++)
 		pthread_join(r[i], NULL);
 	for (int i = 1; i < UPDATERS; i++)
 		pthread_join(u[i], NULL);
+#ifdef VERIFY_SWITCH
+	pthread_join(c, NULL);
+#endif
 	free(atomic_load_explicit(&cur, memory_order_relaxed));
 	return 0;
 }

@@ -100,13 +100,19 @@ run gp-1reader-fence-polled-cookie verified rc11 gp_guarantee.c -DPOLLED
 # The membarrier backend, with the IPI model of membarrier (backend.c),
 # and with a membarrier that fences its caller only, which must fail.
 run gp-1reader-membarrier verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER
-run gp-1reader-membarrier verified imm gp_guarantee.c -DVERIFY_MEMBARRIER
 run gp-1reader-membarrier-fast-reader verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER -DFAST
 run gp-1reader-membarrier-expedited verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER -DEXPEDITED
 run gp-1reader-membarrier-thread-exit verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
 	-DEXIT_HOOKS=true
 run gp-1reader-membarrier-without-IPI caught rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
 	-DVERIFY_NO_IPI
+# The backend switched from fences to membarrier (the constructor, late)
+# while the reader and the grace period run.
+run gp-1reader-backend-switch verified rc11 gp_guarantee.c -DVERIFY_SWITCH
+# A record past the dense table (no reader set), released by a reader
+# that exited and claimed by the one beside the update.
+run gp-1reader-membarrier-past-dense-reclaim verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
+	-DPAST_DENSE -DRECLAIM
 # Each broken variant the scenarios catch (doc/verification.md's table
 # says which letters no scenario here catches yet, and why).
 run gp-1reader-fence-without-N caught rc11 gp_guarantee.c -DSRCU_VERIFY_DROP=SRCU__MB_N
@@ -114,10 +120,17 @@ run gp-1reader-fence-without-A caught rc11 gp_guarantee.c -DSRCU_VERIFY_DROP=SRC
 run gp-1reader-fence-without-BC caught rc11 gp_guarantee.c -DSRCU_VERIFY_DROP=SRCU__MB_BC
 run gp-1reader-membarrier-thread-exit-without-Q caught rc11 gp_guarantee.c \
 	-DVERIFY_MEMBARRIER -DEXIT_HOOKS=true -DSRCU_VERIFY_DROP=SRCU__MB_Q
+run gp-1reader-backend-switch-without-T caught rc11 gp_guarantee.c -DVERIFY_SWITCH \
+	-DSRCU_VERIFY_DROP=SRCU__MB_T
+# R and N cover each other on a thread's first section (both follow its
+# record's claim): without both, the reader reads the freed object.
+run gp-1reader-membarrier-without-R-and-N caught rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
+	-DSRCU_VERIFY_DROP=SRCU__MB_R -DSRCU_VERIFY_DROP2=SRCU__MB_N
 
 # VERIFY_DEEP=1 (make verify-deep): larger bounds, minutes to an hour
 # each (doc/verification.md's table has their times).
 if [ "${VERIFY_DEEP:-0}" = 1 ]; then
+	run gp-1reader-membarrier verified imm gp_guarantee.c -DVERIFY_MEMBARRIER
 	run gp-1reader-membarrier-thread-exit verified imm gp_guarantee.c -DVERIFY_MEMBARRIER \
 		-DEXIT_HOOKS=true
 	run gp-1reader-fence-2-sections verified rc11 gp_guarantee.c -DSECTIONS=2
