@@ -44,13 +44,14 @@ struct srcu__counts {
 	/* Add both indices' lock sums, over what scan counted, to locks[]
 	 * (read after fence A).  each: check each counted reader's own
 	 * balance in the same pass (its counters are on the line the sum
-	 * reads), and report an extra unlock (SRCU__SCAN_FOUND); an up/down
+	 * reads), and report an extra unlock (SRCU__SCAN_FOUND) that
+	 * srcu__slot_extra_confirmed() confirms; an up/down
 	 * domain's readers have none of their own (gp.c checks the sums). */
 	void (*sum_locks)(struct srcu_struct *sp, const struct srcu__scan *scan,
 			  unsigned long locks[2], bool each);
 	/* Check every reader's balance on idx, in the domain's reader set or
 	 * not (an unlock of a thread that never locked the domain counts in
-	 * its own slot unnoted); report an extra unlock. */
+	 * its own slot unnoted); report an extra unlock, confirmed. */
 	void (*check_balance)(struct srcu_struct *sp, int idx);
 	/* Sections of idx open over every reader and the domain's down/up
 	 * counters, whatever the reader sets: unlocks, the heavy fence (A),

@@ -35,7 +35,8 @@ static __attribute__((noinline, cold)) void report_extra(struct srcu_struct *sp,
  * after its unlock count (acquire: the unlock loads stay first).  A
  * slot's four counters share a cache line: the second index costs no
  * extra miss.  each: the thread's own balance is checked from the same
- * loads (never fewer locks than unlocks but for misuse, reported). */
+ * loads; fewer locks than unlocks there is misuse or a section begun
+ * after A seen unlock first, and report_extra() tells them apart. */
 static inline void add_locks(struct srcu_struct *sp, unsigned int id, struct srcu__record *r,
 			     unsigned long locks[2], bool each)
 {
@@ -198,10 +199,9 @@ static void records_check_balance(struct srcu_struct *sp, int idx)
 	for (unsigned int i = 0; i < dense; i++)
 		if ((r = owned_dense(i)))
 			add_locks(sp, id, r, unused, true);
-	if (n > SRCU__DENSE_RECORDS)
+	if (n > SRCU__DENSE_RECORDS)   /* free or not: ->tid may be stale */
 		for_each_past_dense(r)
-			if (load_acquire(&r->tid))
-				add_locks(sp, id, r, unused, true);
+			add_locks(sp, id, r, unused, true);
 }
 
 static long records_open_everywhere(struct srcu_struct *sp, int idx)

@@ -190,8 +190,9 @@ static void sum_locks(struct srcu_struct *sp, const struct srcu__scan *scan,
 
 /* A GP asleep on one index checks the other: an unlock counted on the
  * wrong index leaves the one it waits for open forever and makes the
- * other's unlocks exceed its locks, which no correct program does (each
- * thread's lock precedes its unlock; unlocks are read first, acquire).
+ * other's unlocks exceed its locks, which no correct program does (a
+ * slot read so is confirmed behind a heavy fence before it is reported:
+ * srcu__slot_extra_confirmed()).
  * (Each reader's check looks at both indices, the one waited for too,
  * which its own checks also look at.) */
 static void check_unlocks(struct srcu_struct *sp, int idx)

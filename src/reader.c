@@ -961,15 +961,29 @@ static void hand_over_updown(struct srcu__slot *s, unsigned int id)
 	}
 }
 
+/* Sections of up/down domain sp open on idx, as a hint ("maybe
+ * inside": srcu_read_lock_held(), call_srcu()'s wait for room, stall
+ * reports).  Every up is read before every down, as a check's sums are:
+ * a section handed across threads (its down counted in one record, its
+ * up in another) whose up is read shows its down too, whichever record
+ * the walk reaches first; walked record by record, an up read before
+ * its down's record was reached cancelled another open section (x86
+ * too).  A record claimed between the walks only adds downs: "maybe". */
 unsigned long srcu__reader_updown_open(struct srcu_struct *sp, int idx)
 {
 	unsigned int id = srcu__id_of(sp);
-	long open = srcu__count_signed(srcu__count_diff(load_acquire(&srcu__dom(sp)->down_lock[idx]),
-							load_acquire(&srcu__dom(sp)->down_unlock[idx])));
+	unsigned long ups = load_acquire(&srcu__dom(sp)->down_unlock[idx]), downs;
+	struct srcu__record *r;
+	long open;
 
-	for (struct srcu__record *r = load_acquire(&srcu__reader_records); r; r = r->next)
+	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
 		if (load_acquire(&r->tid))
-			open += srcu__slot_open_on(&r->slots[id], idx);
+			ups += load_acquire(&r->slots[id].unlock[idx]);
+	downs = load_acquire(&srcu__dom(sp)->down_lock[idx]);
+	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
+		if (load_acquire(&r->tid))
+			downs += srcu__count(load_acquire(&r->slots[id].lock[idx]));
+	open = srcu__count_signed(srcu__count_diff(downs, ups));
 	return open > 0 ? (unsigned long)open : 0;
 }
 

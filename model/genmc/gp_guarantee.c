@@ -95,14 +95,21 @@ static void update(void)
 	free(old);
 }
 
-#ifdef RECLAIM
-/* A reader that read before the update and exited: its record is
- * released, and the reader that runs beside the update claims it. */
+#if defined(RECLAIM) || defined(IDLE_READER)
+/* A reader that read before the update.  RECLAIM: it exited, its record
+ * is released, and the reader that runs beside the update claims it.
+ * IDLE_READER: its record stays owned (a live thread that reads no
+ * more), so each check sees another thread's record and runs A as a
+ * membarrier, through the fence service that gathers its callers. */
 static void *earlier_reader(void *arg)
 {
 	verify_thread_start((int)(intptr_t)arg);
 	read_section();
+#ifdef RECLAIM
 	verify_thread_end(true);
+#else
+	verify_thread_end(false);
+#endif
 	return NULL;
 }
 #define FIRST_READER 2
@@ -145,7 +152,7 @@ int main(void)
 	first->val = 1;
 	atomic_store_explicit(&cur, first, memory_order_relaxed);
 	verify_bind(&dom);
-#ifdef RECLAIM
+#if defined(RECLAIM) || defined(IDLE_READER)
 	pthread_t e;
 
 	pthread_create(&e, NULL, earlier_reader, (void *)1);
