@@ -142,7 +142,8 @@ if [ "${VERIFY_DEEP:-0}" = 1 ]; then
 	# service, which gathers the two callers.
 	run gp-2updaters-membarrier-gathered verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
 		-DIDLE_READER -DREADERS=0 -DUPDATERS=2
-	run updown-handover-at-exit verified rc11 updown_handover.c
+	# The hand-over with W (moved) in place gave no verdict in 1800 s
+	# (doc/verification.md); without it, the lost wake-up shows at once.
 	run updown-handover-at-exit-without-W caught rc11 updown_handover.c \
 		-DSRCU_VERIFY_DROP=SRCU__MB_W
 fi
