@@ -206,17 +206,10 @@ static void records_check_balance(struct srcu_struct *sp, int idx)
 
 static long records_open_everywhere(struct srcu_struct *sp, int idx)
 {
-	unsigned int id = srcu__id_of(sp);
-	unsigned long u = load_acquire(&srcu__dom(sp)->down_unlock[idx]), l;
-	struct srcu__record *r;
+	unsigned long u = srcu__reader_unlocks_everywhere(sp, idx);
 
-	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
-		u += load_acquire(&srcu__record_slot(r, id)->unlock[idx]);
 	srcu__fence_heavy(true);   /* A: as in gp.c's fence_a(), against B and C */
-	l = load_acquire(&srcu__dom(sp)->down_lock[idx]);
-	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
-		l += srcu__count(load_acquire(&srcu__record_slot(r, id)->lock[idx]));
-	return srcu__count_signed(srcu__count_diff(l, u));
+	return srcu__count_signed(srcu__count_diff(srcu__reader_locks_everywhere(sp, idx), u));
 }
 
 /* One process: any nonzero token. */

@@ -715,6 +715,12 @@ SRCU__HIDDEN SRCU__NORETURN void srcu__reader_report_extra_unlock(struct srcu_st
 /* Is domain id's reader kind SRCU__KIND_FAST_UPDOWN (its sections may
  * end in another thread: no per-thread balance)? */
 SRCU__HIDDEN bool srcu__reader_updown(unsigned int id);
+/* The unlock (lock) counts of idx over every record ever made, owned or
+ * not, and the domain's shared down/up counters: a check's two sums
+ * over everything, whatever the reader sets (acquire loads; a caller
+ * wanting each unlock's lock seen runs fence A between the two). */
+SRCU__HIDDEN unsigned long srcu__reader_unlocks_everywhere(struct srcu_struct *sp, int idx);
+SRCU__HIDDEN unsigned long srcu__reader_locks_everywhere(struct srcu_struct *sp, int idx);
 /* An up/down domain's sections open on idx, summed over its shared
  * counters and every thread's slot (a stall report's figure). */
 SRCU__HIDDEN unsigned long srcu__reader_updown_open(struct srcu_struct *sp, int idx);

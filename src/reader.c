@@ -961,29 +961,41 @@ static void hand_over_updown(struct srcu__slot *s, unsigned int id)
 	}
 }
 
-/* Sections of up/down domain sp open on idx, as a hint ("maybe
- * inside": srcu_read_lock_held(), call_srcu()'s wait for room, stall
- * reports).  Every up is read before every down, as a check's sums are:
- * a section handed across threads (its down counted in one record, its
- * up in another) whose up is read shows its down too, whichever record
- * the walk reaches first; walked record by record, an up read before
- * its down's record was reached cancelled another open section (x86
- * too).  A record claimed between the walks only adds downs: "maybe". */
-unsigned long srcu__reader_updown_open(struct srcu_struct *sp, int idx)
+unsigned long srcu__reader_unlocks_everywhere(struct srcu_struct *sp, int idx)
 {
 	unsigned int id = srcu__id_of(sp);
-	unsigned long ups = load_acquire(&srcu__dom(sp)->down_unlock[idx]), downs;
-	struct srcu__record *r;
-	long open;
+	unsigned long u = load_acquire(&srcu__dom(sp)->down_unlock[idx]);
 
-	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
-		if (load_acquire(&r->tid))
-			ups += load_acquire(&r->slots[id].unlock[idx]);
-	downs = load_acquire(&srcu__dom(sp)->down_lock[idx]);
-	for (r = load_acquire(&srcu__reader_records); r; r = r->next)
-		if (load_acquire(&r->tid))
-			downs += srcu__count(load_acquire(&r->slots[id].lock[idx]));
-	open = srcu__count_signed(srcu__count_diff(downs, ups));
+	for (struct srcu__record *r = load_acquire(&srcu__reader_records); r; r = r->next)
+		u += load_acquire(&srcu__record_slot(r, id)->unlock[idx]);
+	return u;
+}
+
+unsigned long srcu__reader_locks_everywhere(struct srcu_struct *sp, int idx)
+{
+	unsigned int id = srcu__id_of(sp);
+	unsigned long l = load_acquire(&srcu__dom(sp)->down_lock[idx]);
+
+	for (struct srcu__record *r = load_acquire(&srcu__reader_records); r; r = r->next)
+		l += srcu__count(load_acquire(&srcu__record_slot(r, id)->lock[idx]));
+	return l;
+}
+
+/* Sections of up/down domain sp open on idx, as a hint ("maybe
+ * inside": srcu_read_lock_held(), call_srcu()'s wait for room, stall
+ * reports): a check's two sums without its fence.  Every up is read
+ * before every down: a section handed across threads (its down counted
+ * in one record, its up in another) whose up is read shows its down
+ * too, whichever record the walk reaches first; walked record by
+ * record, an up read before its down's record was reached cancelled
+ * another open section (x86 too).  Every record, owned or not: a
+ * hand-over moves counts without changing the totals, and a record
+ * released between the two walks keeps its downs in the second. */
+unsigned long srcu__reader_updown_open(struct srcu_struct *sp, int idx)
+{
+	unsigned long ups = srcu__reader_unlocks_everywhere(sp, idx);
+	long open = srcu__count_signed(srcu__count_diff(srcu__reader_locks_everywhere(sp, idx), ups));
+
 	return open > 0 ? (unsigned long)open : 0;
 }
 
