@@ -69,7 +69,8 @@ model:
 verify:
 	model/genmc/verify.sh
 
-# And the scenarios GenMC 0.11 does not finish yet (doc/verification.md).
+# And the larger scenarios, minutes each, up to VERIFY_TIMEOUT (1800 s)
+# (doc/verification.md, the deep table).
 verify-deep:
 	VERIFY_DEEP=1 model/genmc/verify.sh
 

@@ -25,7 +25,9 @@
 /* Variants: EXIT_HOOKS (the reader thread's exit hook runs, as pthread
  * would run it), EXPEDITED (synchronize_srcu_expedited()), FAST
  * (srcu_read_lock_fast()), NESTED (a section inside the section), POLLED
- * (a cookie taken before the grace period must poll as done after it). */
+ * (a cookie taken before the grace period must poll as done after it),
+ * POLL_BESIDE (the updater runs no grace period: another thread's serves
+ * its cookie, or the old object stays). */
 #ifndef EXIT_HOOKS
 #define EXIT_HOOKS false
 #endif
@@ -75,13 +77,36 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+#ifdef POLL_BESIDE
+/* Another thread's grace period, which the updater's cookie may count on:
+ * it runs one and says so (relaxed: no order from this flag). */
+static atomic_int beside_done;
+
+static void *gp_beside(void *arg)
+{
+	verify_tid = (int)(intptr_t)arg;
+	synchronize_srcu(&dom);
+	atomic_store_explicit(&beside_done, 1, memory_order_relaxed);
+	return NULL;
+}
+#endif
+
 static void update(void)
 {
 	struct obj *n = malloc(sizeof(*n)), *old;
 
 	n->val = 1;
 	old = atomic_exchange_explicit(&cur, n, memory_order_release);
-#if defined(POLLED)
+#if defined(POLL_BESIDE)
+	/* The updater runs no grace period: its cookie is served by the one
+	 * beside, or not at all (then the old object stays). */
+	unsigned long cookie = get_state_synchronize_srcu(&dom);
+
+	while (!atomic_load_explicit(&beside_done, memory_order_relaxed))
+		;
+	if (!poll_state_synchronize_srcu(&dom, cookie))
+		return;
+#elif defined(POLLED)
 	unsigned long cookie = get_state_synchronize_srcu(&dom);
 
 	synchronize_srcu(&dom);
@@ -162,6 +187,11 @@ int main(void)
 		pthread_create(&r[i], NULL, reader, (void *)(intptr_t)(i + FIRST_READER));
 	for (int i = 1; i < UPDATERS; i++)
 		pthread_create(&u[i], NULL, updater, (void *)(intptr_t)(READERS + FIRST_READER - 1 + i));
+#ifdef POLL_BESIDE
+	pthread_t b;
+
+	pthread_create(&b, NULL, gp_beside, (void *)(intptr_t)(READERS + FIRST_READER - 1 + UPDATERS));
+#endif
 #ifdef VERIFY_SWITCH
 	pthread_t c;
 
@@ -175,6 +205,9 @@ int main(void)
 		pthread_join(u[i], NULL);
 #ifdef VERIFY_SWITCH
 	pthread_join(c, NULL);
+#endif
+#ifdef POLL_BESIDE
+	pthread_join(b, NULL);
 #endif
 	free(atomic_load_explicit(&cur, memory_order_relaxed));
 	return 0;

@@ -113,6 +113,9 @@ run gp-1reader-backend-switch verified rc11 gp_guarantee.c -DVERIFY_SWITCH
 # that exited and claimed by the one beside the update.
 run gp-1reader-membarrier-past-dense-reclaim verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
 	-DPAST_DENSE -DRECLAIM
+# The updater's cookie served by a grace period another thread runs
+# (-DPOLL_BESIDE): the caller's snapshot against that GP's start.
+run gp-1reader-polled-beside verified rc11 gp_guarantee.c -DPOLL_BESIDE
 # Each broken variant the scenarios catch (doc/verification.md's table
 # says which letters no scenario here catches yet, and why).
 run gp-1reader-fence-without-N caught rc11 gp_guarantee.c -DSRCU_VERIFY_DROP=SRCU__MB_N
@@ -122,6 +125,20 @@ run gp-1reader-membarrier-thread-exit-without-Q caught rc11 gp_guarantee.c \
 	-DVERIFY_MEMBARRIER -DEXIT_HOOKS=true -DSRCU_VERIFY_DROP=SRCU__MB_Q
 run gp-1reader-backend-switch-without-T caught rc11 gp_guarantee.c -DVERIFY_SWITCH \
 	-DSRCU_VERIFY_DROP=SRCU__MB_T
+run gp-1reader-polled-beside-without-P caught rc11 gp_guarantee.c -DPOLL_BESIDE \
+	-DSRCU_VERIFY_DROP=SRCU__MB_P
+run gp-1reader-polled-beside-without-S caught rc11 gp_guarantee.c -DPOLL_BESIDE \
+	-DSRCU_VERIFY_DROP=SRCU__MB_S
+# Two callers gathered into the fence service's membarriers, a thread
+# without fences beside them (the verified run is in make verify-deep).
+run fence-service-gathered-without-FS caught rc11 fence_service.c -DVERIFY_MEMBARRIER \
+	-DSRCU_VERIFY_DROP=SRCU__MB_FS
+# Fences shown redundant (doc/verification.md says why each is kept):
+# without them the scenario that reaches them still verifies.
+run gp-1reader-polled-beside-without-F verified rc11 gp_guarantee.c -DPOLL_BESIDE \
+	-DSRCU_VERIFY_DROP=SRCU__MB_F
+run gp-1reader-polled-beside-without-D verified rc11 gp_guarantee.c -DPOLL_BESIDE \
+	-DSRCU_VERIFY_DROP=SRCU__MB_D
 # R and N cover each other on a thread's first section (both follow its
 # record's claim): without both, the reader reads the freed object.
 run gp-1reader-membarrier-without-R-and-N caught rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
@@ -142,6 +159,16 @@ if [ "${VERIFY_DEEP:-0}" = 1 ]; then
 	# service, which gathers the two callers.
 	run gp-2updaters-membarrier-gathered verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
 		-DIDLE_READER -DREADERS=0 -DUPDATERS=2
+	run gp-1reader-polled-beside verified imm gp_guarantee.c -DPOLL_BESIDE
+	run gp-1reader-membarrier-polled-beside verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
+		-DPOLL_BESIDE
+	# The fence service: every caller served as by its own membarrier,
+	# every wait ended; FM and FE shown redundant.
+	run fence-service-gathered verified rc11 fence_service.c -DVERIFY_MEMBARRIER
+	run fence-service-gathered-without-FM verified rc11 fence_service.c -DVERIFY_MEMBARRIER \
+		-DSRCU_VERIFY_DROP=SRCU__MB_FM
+	run fence-service-gathered-without-FE verified rc11 fence_service.c -DVERIFY_MEMBARRIER \
+		-DSRCU_VERIFY_DROP=SRCU__MB_FE
 	# The hand-over with W (moved) in place gave no verdict in 1800 s
 	# (doc/verification.md); without it, the lost wake-up shows at once.
 	run updown-handover-at-exit-without-W caught rc11 updown_handover.c \
