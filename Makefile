@@ -97,11 +97,13 @@ check-cross-ci:
 # against the spread either run measured (scripts/docs-figures.sh
 # --compare, informational: a benchmark measures, it does not fail on
 # noise).  The exit status is srcu-bench's: non-zero if a figure failed.
+# BENCH_FLAGS adds srcu-bench options, e.g. BENCH_FLAGS=--background-load
+# (the run with one CPU-bound process beside it).
 BENCH_RUN = $(BUILD)/bench-run
 bench:
 	$(DEPS) bench
 	$(MAKE) --no-print-directory all
-	@{ $(BUILD)/srcu-bench --json $(BENCH_RUN).json; echo $$? >$(BENCH_RUN).rc; } | \
+	@{ $(BUILD)/srcu-bench $(BENCH_FLAGS) --json $(BENCH_RUN).json; echo $$? >$(BENCH_RUN).rc; } | \
 		tee $(BENCH_RUN).txt
 	@echo; echo "The docs' figures against this run (full list: $(BENCH_RUN).compare):"
 	@scripts/docs-figures.sh --compare $(BENCH_RUN).json >$(BENCH_RUN).compare 2>&1; \

@@ -163,7 +163,9 @@ static void run_fence(void *arg, unsigned long seq)
 {
 	struct service *fs = ((struct fence_call *)arg)->fs;
 
-	store_relaxed(&fs->seq, srcu__seq_start(seq));
+	/* Release, as gp.c's GP start: a caller served by the last
+	 * membarrier may read this start instead (model/litmus/FE-next). */
+	store_release(&fs->seq, srcu__seq_start(seq));
 	/* FM: pairs with FS in fence_ask(): the "running" store before the
 	 * membarrier, so that a caller whose read of seq did not see it (and
 	 * so counts on this membarrier) issued every access before its FS
@@ -263,8 +265,9 @@ void srcu__fence_heavy(bool urgent)
 {
 	/* Acquire: see srcu__backend_init().  A caller that still reads
 	 * "fence" while threads switch to the fast path is covered by their
-	 * fence T (reader.c): its own full fences before this load (S, D or
-	 * the previous A) make the read-to-write causality argument. */
+	 * fence T (reader.c): its own full fence S at its GP's start (D and
+	 * earlier checks' A come later, but S carries it) makes the
+	 * read-to-write causality argument. */
 	if (load_acquire(&srcu__backend_fence_mode)) {
 		srcu__mb(A);  /* A, W (fence backend): pairs with the readers' locked RMWs */
 		return;

@@ -603,7 +603,14 @@ static void run_gp(void *arg, unsigned long seq)
 		flags |= GP_PACED;
 	store_relaxed(&d->gp_flags, flags);
 	store_relaxed(&d->gp_start_ns, (uint64_t)start);
-	store_relaxed(&d->gp_seq, srcu__seq_start(seq));   /* SCAN1 */
+	/* SCAN1.  Release: a caller waiting for the previous GP's end may
+	 * read this start instead (the GP ran by another thread than the one
+	 * that ended the last, which took gp_lock after it): the release,
+	 * after that lock's acquire, carries the last GP's end to the
+	 * caller's acquire in srcu__combine_done() / srcu__gp_cookie_done()
+	 * (model/litmus/F-next; without it only F orders the caller, and C11
+	 * sees a race). */
+	store_release(&d->gp_seq, srcu__seq_start(seq));
 	/* S: pairs with P in srcu__gp_snap(): the state store before the
 	 * scans, so a caller that sees the GP idle (and so expects a full GP
 	 * after its snapshot) is covered. */
@@ -615,6 +622,10 @@ static void run_gp(void *arg, unsigned long seq)
 		if (!(idle & IDLE_INACTIVE))
 			wait_readers(sp, idx ^ 1, call->dl);  /* SCAN1: stale readers */
 		flip(sp);
+		/* Relaxed: the first check's A and the flip's fences, full
+		 * fences after gp_lock's acquire, order the last GP's end
+		 * before it for a caller that reads it, as the start's
+		 * release does. */
 		store_relaxed(&d->gp_seq, srcu__seq_set_state(seq, SEQ_SCAN2));
 		wait_readers(sp, idx, call->dl);          /* SCAN2: the old index */
 	}

@@ -205,7 +205,7 @@ static bool fast_path_on(struct srcu__record *r)
 		return false;
 	if (!srcu__slots) {
 		/* T: pairs with the full fence before a grace period's check
-		 * reads the backend (S, D or the previous A, then its fence
+		 * reads the backend (S at the GP's start, then its fence
 		 * A in srcu__fence_heavy()): a check that read "fence" and so
 		 * ran a local fence A cannot see this thread's fence-free
 		 * counts, but this thread read "membarrier" after it, so its

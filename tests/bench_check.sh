@@ -8,6 +8,7 @@
 # With gnuplot, --plot draws figure 9's PNG, titled "Figure 9" with
 # "lower is better" on its axis, only when the figure ran: a failed run
 # leaves none, and removes an earlier run's.
+# --background-load starts its spinning child and leaves none behind.
 # Bug caught: `make bench` exited 0 when figure 11 stopped ("figure 11
 # stops here"), and the SUMMARY printed 0.00 for every figure not run;
 # --plot drew a chart for a figure that failed, titled with JSON keys.
@@ -67,5 +68,26 @@ got=$(awk '/"metric": "round_trip_us"/ {
 	printf "%.2f %.2f %.2f", v, lo, hi }' "$json")
 [ -n "$want" ] && [ "$want" = "$got" ] ||
 	fail "3 rounds: rounds' median min max '$want', JSON value min max '$got'"
+
+# --background-load: the run says so, a second process (the spinning
+# child) runs beside it, and none is left after it.  Bug caught: a load
+# child that outlives the run (a CPU lost for good) or that never ran.
+run --quick --no-callgrind --only 9 --rounds 3 --background-load >"$out" 2>&1 &
+bench_pid=$!
+tag="--background-load"
+seen=0
+for _ in $(seq 50); do
+	n=$(pgrep -f -- "$tag" | grep -vx "$$" | wc -l)
+	[ "$n" -ge 2 ] && seen=1 && break
+	kill -0 $bench_pid 2>/dev/null || break
+	sleep 0.05
+done
+wait $bench_pid || fail "--background-load run: exit status $?"
+grep -q -- '--background-load (one CPU-bound process beside)' "$out" ||
+	fail "--background-load: the header line does not say so"
+[ $seen -eq 1 ] || fail "--background-load: no second process seen while it ran"
+sleep 0.2
+left=$(pgrep -f -- "$tag" | grep -vx "$$")
+[ -z "$left" ] || { fail "--background-load: processes left after the run: $left"; kill $left; }
 
 [ $fails -eq 0 ] && echo "bench_check: PASS" || { sed 's/^/  | /' "$out" | tail -5; exit 1; }

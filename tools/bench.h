@@ -27,6 +27,7 @@ struct bench_run {
 	const char *self_path;   /* argv[0]: to run ourselves (.a row, callgrind) */
 	int rounds;              /* --rounds: every figure runs once a round */
 	int round;               /* the round running now, 0 first */
+	int background_load;     /* --background-load: a CPU-bound process beside the run */
 };
 
 /* One figure: its number (--only, SRCU_BENCH_FAIL, FAILED lines, the

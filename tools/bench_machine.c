@@ -186,8 +186,9 @@ void print_machine(const struct bench_run *run)
 	if (f)
 		fclose(f);
 	uname(&u);
-	snprintf(machine, sizeof(machine), "srcu-bench: %s, %d CPUs, Linux %s, libsrcu backend %s%s",
-		 model, run->ncpu, u.release, srcu_backend(), run->quick ? ", --quick" : "");
+	snprintf(machine, sizeof(machine), "srcu-bench: %s, %d CPUs, Linux %s, libsrcu backend %s%s%s",
+		 model, run->ncpu, u.release, srcu_backend(), run->quick ? ", --quick" : "",
+		 run->background_load ? ", --background-load (one CPU-bound process beside)" : "");
 	set_machine_line(machine);
 	printf("%s\n", machine);
 }

@@ -5,7 +5,7 @@
  * the spread (min-max) of every repetition in them.
  *
  *   srcu-bench [--quick] [--only FIGURES] [--rounds N] [--json FILE] [--csv FILE]
- *              [--plot DIR] [--no-callgrind]
+ *              [--plot DIR] [--no-callgrind] [--background-load]
  *   srcu-bench --from RUN.json --plot DIR   (a recorded run's plots)
  *
  * Figures: (1) read-side pair cost, 1 thread and all cores, with
@@ -34,6 +34,10 @@
  * "not-run" for a figure that failed or did not run ("n/a": a peer not
  * built), then failed= and not_run=, lists of figures or "none".  A
  * failed figure also gets a FAILED line, and the run exits 1.
+ * --background-load runs the whole measurement with one CPU-bound process
+ * beside it (a forked child that spins until the run ends): the condition
+ * of a shared machine, in which a waiting strategy that spins or yields
+ * loses its CPU to the other process.  The header line says so.
  * SRCU_BENCH_FAIL=LIST (figure numbers, as --only) makes those figures
  * fail at their start: for the test of that reporting (bench_check).
  *
@@ -48,8 +52,11 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -290,6 +297,33 @@ struct options {
 	int read_pair_only;
 };
 
+/* --background-load: a child process that spins until the run ends (it
+ * dies with its parent, killed or not).  A process, not a thread: it is
+ * not one that membarrier interrupts, only a competitor for the CPUs. */
+static pid_t background_start(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(0);   /* the parent is already gone */
+		for (volatile unsigned long spin = 0;; spin++)
+			;
+	}
+	if (pid < 0)
+		perror("srcu-bench: --background-load: fork");
+	return pid;
+}
+
+static void background_stop(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 /* Parses argv into o: -1 to run, or the status to exit with. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -303,6 +337,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			{ "only", required_argument, 0, 'o' },
 			{ "rounds", required_argument, 0, 'R' },
 			{ "no-callgrind", no_argument, 0, 'n' },
+			{ "background-load", no_argument, 0, 'b' },
 			{ "read-pair", no_argument, 0, 'r' },      /* for the .a row */
 			{ "instr-child", required_argument, 0, 'i' },   /* for callgrind */
 			{ "help", no_argument, 0, 'h' },
@@ -327,11 +362,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 			}
 			break;
 		case 'n': o->run.callgrind = 0; break;
+		case 'b': o->run.background_load = 1; break;
 		case 'r': o->read_pair_only = 1; break;
 		case 'i': return instr_child(optarg);
 		default:
 			fprintf(stderr, "usage: %s [--quick] [--only FIGURES] [--rounds N] [--json FILE]"
-				" [--csv FILE] [--plot DIR] [--from FILE] [--no-callgrind]\n", argv[0]);
+				" [--csv FILE] [--plot DIR] [--from FILE] [--no-callgrind]"
+				" [--background-load]\n", argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -371,8 +408,10 @@ int main(int argc, char **argv)
 	}
 	bench_update_init();
 	print_machine(&o.run);
+	pid_t load = o.run.background_load ? background_start() : 0;
 	for (int k = 0; k < o.run.rounds; k++)
 		run_round(&o.run, k);
+	background_stop(load);
 	merge_rounds();
 	if (o.run.rounds > 1)
 		print_merged(o.run.rounds);

@@ -27,7 +27,9 @@
  * (srcu_read_lock_fast()), NESTED (a section inside the section), POLLED
  * (a cookie taken before the grace period must poll as done after it),
  * POLL_BESIDE (the updater runs no grace period: another thread's serves
- * its cookie, or the old object stays). */
+ * its cookie, or the old object stays; with NO_WAIT it polls once, at
+ * once, not after that thread's synchronize_srcu() returned, whose
+ * domain leave would otherwise order the poll after the whole GP). */
 #ifndef EXIT_HOOKS
 #define EXIT_HOOKS false
 #endif
@@ -102,8 +104,10 @@ static void update(void)
 	 * beside, or not at all (then the old object stays). */
 	unsigned long cookie = get_state_synchronize_srcu(&dom);
 
+#ifndef NO_WAIT   /* NO_WAIT: one poll at once, in any state of the GP beside */
 	while (!atomic_load_explicit(&beside_done, memory_order_relaxed))
 		;
+#endif
 	if (!poll_state_synchronize_srcu(&dom, cookie))
 		return;
 #elif defined(POLLED)
