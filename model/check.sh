@@ -46,9 +46,9 @@ verify() {
 
 # The algorithm as built: readers interleaved with the scans' per-thread
 # sums; a reader across several grace periods; sharing between updaters.
-# Every srcu.pml run gathers (gather(): callers counted after their
-# snapshots, the runner waiting before S); the runs with 2 updaters are
-# where a caller arrives during a gather.
+# The runs with 2 updaters are where a caller arrives while the other
+# runs a GP (the runner does not wait for callers: no gathering since
+# issue 38).
 verify pass "2 readers, 1 updater x 2 calls"   -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify pass "1 reader x 2 rounds, 1 updater x 3 calls" -DNR=1 -DROUNDS=2 -DUPDATERS=1 -DCALLS=3
 verify pass "1 reader x 2 rounds, 2 updaters x 1 call" -DNR=1 -DROUNDS=2 -DUPDATERS=2 -DCALLS=1
@@ -79,11 +79,10 @@ verify fail "lock counts summed first"          -DLOCKSFIRST -DNR=2 -DUPDATERS=1
 verify fail "snapshot of the GP in flight"      -DEARLYSNAP -DNR=1 -DUPDATERS=2 -DCALLS=2
 verify fail "one check of both, current index ignored" -DFASTHALF -DNR=2 -DUPDATERS=1 -DCALLS=2
 verify fail "lock sum re-reads ownership"       -DREUSE -DREREAD -DNR=2 -DUPDATERS=1 -DCALLS=2
-verify fail "gather extended into the GP (LATEJOIN)" -DLATEJOIN -DNR=1 -DUPDATERS=2 -DCALLS=2
+verify fail "a caller joins the running GP (LATEJOIN)" -DLATEJOIN -DNR=1 -DUPDATERS=2 -DCALLS=2
 # The fence service (fence.pml): readers with store buffers, two domains'
-# updaters sharing membarriers, the holder gathering requests before each
-# membarrier.  EARLYFENCE is also the gather extended past the running
-# store (a late request accepting the membarrier in flight).
+# updaters sharing membarriers.  EARLYFENCE: a late request accepting the
+# membarrier in flight.
 MODEL=fence.pml
 verify pass "fence service: 1 reader x 2, 2 domains x 1 call" -DROUNDS=2 -DCALLS=1
 verify pass "fence service: 1 reader x 3, 2 domains x 2 calls" -DROUNDS=3 -DCALLS=2

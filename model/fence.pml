@@ -21,18 +21,15 @@
  * The property (assertion in reader()): an object the reader loaded
  * inside its section is not freed while the section is open.
  *
- * The gather (issue 23): before each membarrier, the lock holder may
- * wait for more requests (until they reach a quota: the requests the last
- * membarrier served plus those made while it ran; or it gives up) before
- * it stores "running".  A request counts itself after its read of seq;
- * one that read seq before the running store is served by this
+ * No gather (since issue 38; from issue 23 on the holder could wait for
+ * more requests before its "running" store, which changed no snapshot):
+ * a request that read seq before the running store is served by this
  * membarrier, by the rule above; one that read "running" needs the next.
  *
  * Broken variants, each of which must fail: EARLYFENCE lets a caller be
  * served by the membarrier in flight (src/torture.h's busted flavour):
- * it is also the tempting way to extend the gather past the running
- * store, accepting the membarrier in flight for a late request, and it
- * fails with the gather in; NOFENCE has no fence A at all (so the store
+ * it is also the tempting way to serve a late request by the membarrier
+ * in flight; NOFENCE has no fence A at all (so the store
  * buffers matter here).
  *
  * SPDX-License-Identifier: MIT
@@ -56,12 +53,6 @@ bit  freed[8];                   /* generations 0..3 of domain 0, 4..7 of 1 */
 /* The fence service. */
 byte fseq;                       /* membarriers: count << 1 | running */
 bit  flock;
-/* Its gather (srcu__combine_gather() in src/combine.h): requests, each counted after
- * its caller's read of fseq; the holder's count of them when its last
- * membarrier began, and how many the next should gather. */
-byte requests;
-byte requests_at_start;          /* holder's (under flock) */
-byte expect;                     /* holder's (under flock) */
 
 /* One store leaves the reader's buffer. */
 inline drain_one()
@@ -106,24 +97,6 @@ inline membarrier()
 	od
 }
 
-/* gather(): before the running store, the holder (which has read its own
- * words into at and want) waits until the requests since the last
- * membarrier began reach the quota, or gives up (the 50 us cap, or an
- * urgent request: any moment).  A request made meanwhile read fseq idle,
- * so this membarrier serves it, by the rule.  The request count shares a
- * step with the caller's read of fseq, and the quota's update with the
- * end store: where a count falls between them changes only a quota, and
- * no outcome depends on one (the gather may give up at any moment). */
-inline gather()
-{
-	if
-	:: d_step { ((requests - at) & 255) >= want ->   /* the quota arrived */
-		n = requests; expect = n - at; requests_at_start = n; at = 0; want = 0; n = 0 }
-	:: d_step { true ->                               /* or it gave up */
-		n = requests; expect = n - at; requests_at_start = n; at = 0; want = 0; n = 0 }
-	fi
-}
-
 /* srcu__fence_heavy(): FS, then the snapshot of seq, then wait for it. */
 inline fence_heavy(s)
 {
@@ -131,9 +104,9 @@ inline fence_heavy(s)
 	skip                             /* no fence A at all */
 #else
 #ifdef EARLYFENCE
-	d_step { s = (fseq + 2) & 254; requests++ }   /* the membarrier in flight will do */
+	s = (fseq + 2) & 254             /* the membarrier in flight will do */
 #else
-	d_step { s = (fseq + 3) & 254; requests++ }   /* one that begins after this read; then counted */
+	s = (fseq + 3) & 254             /* one that begins after this read */
 #endif
 	do
 	:: fseq >= s -> break            /* no wrap: a few calls only */
@@ -141,14 +114,10 @@ inline fence_heavy(s)
 		if
 		:: atomic { flock == 0 -> flock = 1 } ->
 			do
-			:: d_step { fseq < s -> at = requests_at_start; want = expect } ->
-				gather();                /* before the running store */
+			:: fseq < s ->
 				fseq++;                  /* running (then FM) */
 				membarrier();
-				atomic {                 /* ended (release); the next gather's quota */
-					fseq++;
-					expect = expect + ((requests - requests_at_start) & 255)
-				}
+				fseq++                   /* ended (release) */
 			:: else -> break
 			od;
 			flock = 0
@@ -161,7 +130,6 @@ inline fence_heavy(s)
 proctype updater(byte dom)
 {
 	byte old, u, l, s, calls = 0;
-	byte at, want, n;                /* gather() */
 
 	do
 	:: calls < CALLS ->

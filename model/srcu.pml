@@ -16,18 +16,11 @@
  *     runs grace periods until its own snapshot is reached (no more), the
  *     other waits for gp_seq to reach its snapshot or for the lock to be
  *     free again.
- *   - gathering (issue 23), in every run: each caller counts its arrival
- *     (gp_arrivals) after its snapshot; before a GP's state store S the
- *     runner may wait until the arrivals since its last GP began reach
- *     the quota (gp_expect), or give up at any moment (the 50 us cap, an
- *     expedited request), then notes the count (gp_arrivals_start, the
- *     next quota); at the GP's end it adds the callers that arrived while
- *     it ran (srcu__combine_end()).  A caller that arrives during the
- *     gather reads gp_seq idle, so its snapshot is the end of the GP
- *     about to run, whose S and scans come after its snapshot: gathering
- *     changes no snapshot.  Pacing and srcu_expedite_current() only
- *     delay when a step begins, which the interleavings already hold;
- *     not modelled.
+ *   - no gathering (since issue 38; srcu.pml gathered in every run from
+ *     issue 23 on: the runner could wait before S for the callers its
+ *     last GP served, which changed no snapshot).  Pacing and
+ *     srcu_expedite_current() only delay when a step begins, which the
+ *     interleavings already hold; not modelled.
  *
  * What is not: weak memory.  Each step here is sequentially consistent;
  * the argument that membarrier (fence A) and the readers' compiler
@@ -49,7 +42,7 @@
  * EARLYSNAP lets a caller be served by the grace period already in
  * flight (its scans may be past the caller's readers); FASTHALF ends a
  * grace period when the one check finds only the inactive index idle;
- * LATEJOIN extends the gather into the GP: a caller that reads gp_seq in
+ * LATEJOIN lets a caller join the running GP: a caller that reads gp_seq in
  * state SCAN1 (the GP's first check, or SCAN1's wait) joins that GP (its
  * snapshot is the running GP's end; src/torture.h's busted flavour).  The
  * counterexample: the first check finds both indices idle, a reader then
@@ -113,14 +106,6 @@ byte unlock_cnt[NR * 2];
 byte gp_seq;                   /* GP count << 2 | state */
 byte gp_seq_needed;
 bit  gp_lock;
-
-/* Gathering (src/combine.h's srcu__combine_gather() and srcu__combine_end()): each
- * caller counts its arrival after its snapshot; the runner's words say how
- * many had arrived when its last GP began and how many the next should
- * gather. */
-byte gp_arrivals;
-byte gp_arrivals_start;        /* runner's (under gp_lock) */
-byte gp_expect;                /* runner's (under gp_lock) */
 
 /* Reader records: owned, or free (REUSE: a reader's thread exits between
  * sections and a new one takes the record).  A check's unlock sum notes
@@ -423,25 +408,9 @@ inline wait_readers(x)
 
 /* ---- one grace period: run_gp() ---- */
 
-/* gather(): before the GP's state store, wait until the callers that
- * arrived since the last GP began reach the quota, or give up (the 50 us
- * cap, or an expedited request: any moment).  The wait itself is the
- * runner not moving while callers snapshot an idle gp_seq, which the
- * interleavings hold anyway; what the gather reads and writes is here. */
-inline gather()
-{
-	if
-	:: d_step { ((gp_arrivals - at) & 255) >= want ->   /* the quota arrived */
-		n = gp_arrivals; gp_expect = n - at; gp_arrivals_start = n; at = 0; want = 0; n = 0 }
-	:: d_step { true ->                                  /* or it gave up */
-		n = gp_arrivals; gp_expect = n - at; gp_arrivals_start = n; at = 0; want = 0; n = 0 }
-	fi
-}
-
 inline run_gp()
 {
-	d_step { seq = gp_seq; at = gp_arrivals_start; want = gp_expect }   /* the runner's words */
-	gather();                          /* before S: no snapshot changes */
+	seq = gp_seq;
 	gp_seq = seq + 1;                  /* SCAN1 state (S) */
 	i = idx & 1;
 #ifdef ONESCAN
@@ -461,9 +430,6 @@ inline run_gp()
 		wait_readers(i)                /* SCAN2 */
 	fi;
 	atomic { gp_seq = seq + 4; seq = 0; i = 0; idle = 0 }   /* GP ended (release) */
-	d_step {                           /* srcu__combine_end(): the next quota */
-		gp_expect = gp_expect + ((gp_arrivals - gp_arrivals_start) & 255)
-	}
 }
 
 inline run_gps(s)
@@ -480,7 +446,6 @@ proctype updater(byte calls)
 	byte s, k;
 	byte seq, i, r, locks, unlocks;   /* run_gp() and the scans */
 	byte locks0, unlocks0, idle;             /* idle_indices() */
-	byte at, want, n;                        /* gather() */
 	bit  done;
 	bit  counted[NR];                        /* the check's srcu__scan */
 #ifdef TAKEOVER
@@ -511,9 +476,7 @@ proctype updater(byte calls)
 		d_step { k = 0; s = (gp_seq + 7) & 252 }   /* seq_snap() */
 #endif
 		d_step {                       /* seq_request(): CAS loop */
-			if :: !SEQ_GE(gp_seq_needed, s) -> gp_seq_needed = s :: else -> skip fi;
-			gp_arrivals++              /* for gather(), after the snapshot (one step with
-			                            * seq_request(): gp_seq_needed is read by none here) */
+			if :: !SEQ_GE(gp_seq_needed, s) -> gp_seq_needed = s :: else -> skip fi
 		}
 		do
 		:: SEQ_GE(gp_seq, s) -> break

@@ -1,7 +1,7 @@
 /*
  * combine.c: the out-of-line half of combine.h (which says what a
- * combiner is): a caller's spin and sleep on the event, the gather's
- * wait and the fork child's reset.
+ * combiner is): a caller's spin and sleep on the event and the fork
+ * child's reset.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -45,23 +45,9 @@ bool srcu__combine_spin(const struct srcu__combiner *c, unsigned int ev, int64_t
 	return false;
 }
 
-/* The gather's wait (combine.h's srcu__combine_gather() says why): the
- * callers on their way back may need this CPU, so it yields. */
-void srcu__combine_gather_wait(const struct srcu__combiner *c, unsigned int at, unsigned int want,
-			       bool (*urgent)(void *arg), void *arg)
-{
-	int64_t start = srcu__backend_now_ns();
-
-	do
-		sched_yield();
-	while (load_relaxed(c->arrivals) - at < want && !urgent(arg) &&
-	       srcu__backend_now_ns() - start < SRCU__GATHER_NS);
-}
-
 void srcu__combine_fork_child(const struct srcu__combiner *c)
 {
 	*c->seq = srcu__seq_idle(*c->seq);   /* a running unit is gone */
 	*c->lock = 0;
 	*c->sleepers = 0;
-	*c->quota = 0;   /* the callers the last unit served are gone */
 }

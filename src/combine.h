@@ -6,14 +6,24 @@
  *
  *   seq counts units (internal.h's sequence numbers).  A caller fences,
  *   reads seq and takes its snapshot s, the value once a unit that begins
- *   after the read has ended (srcu__seq_snap()); it counts itself for the
- *   gather (srcu__combine_arrive()) and returns once seq >= s
- *   (srcu__combine_wait(), srcu__combine_done(): acquire), then fences
- *   again.  Whoever holds the lock runs units until its own s is reached,
- *   after waiting briefly for the callers that the last unit served to
- *   ask again, and no more; the others wait for the event, which each
- *   unit's end and each unlock bump, and the first to find the lock free
- *   takes over.
+ *   after the read has ended (srcu__seq_snap()), and returns once
+ *   seq >= s (srcu__combine_wait(), srcu__combine_done(): acquire), then
+ *   fences again.  Whoever holds the lock runs units until its own s is
+ *   reached, and no more, at once; the others wait for the event, which
+ *   the holder bumps once it has freed the lock, and the first to find
+ *   the lock free takes over.
+ *
+ *   No unit waits for callers (an earlier version gathered: the holder
+ *   waited up to 50 us, yielding, for the callers its last unit served to
+ *   ask again, so that the next unit would serve them too).  Each caller
+ *   needed a wake-up before it could ask again, and the holder's wait
+ *   cost more than the unit it saved; on a machine with other work, the
+ *   yields gave the holder's CPU away (srcu-bench figure 12 with
+ *   --background-load: 2 updaters at 0.21-0.27x urcu-memb's calls/s
+ *   gathering, 0.97-1.26x without; doc/performance.md).  And the event
+ *   is bumped after the unlock, not at the unit's end: a waiter woken
+ *   while the holder still held the lock, on the holder's CPU, took the
+ *   CPU from it and, if it asked again, found the lock held and slept.
  *
  * The fences and their letters are the owner's: gp.c's P, S and F,
  * fence.c's FS, FM and FE (doc/design.md, "Sharing grace periods" and
@@ -49,8 +59,6 @@ struct srcu__combine_ops {
 	 * with its callers' fence before their snapshots), does the work, and
 	 * ends with srcu__combine_end(). */
 	void (*run)(void *arg, unsigned long seq);
-	/* Does a request wait that must not wait for a gather (expedited)? */
-	bool (*urgent)(void *arg);
 	/* Wait for the event to move from ev, or less (the owner's policy,
 	 * with srcu__combine_spin() and srcu__combine_sleep()); true when the
 	 * caller's request was served another way, which ends the wait. */
@@ -61,17 +69,10 @@ struct srcu__combine_ops {
 struct srcu__combiner {
 	unsigned long *seq;            /* units: count << 2 | state (release-stored end) */
 	srcu__u64 *lock;               /* held (nonzero) by whoever runs units */
-	unsigned int *event;           /* futex word: bumped at a unit's end and at unlock */
+	unsigned int *event;           /* futex word: bumped after each unlock */
 	unsigned int *sleepers;        /* callers asleep on event (seq-cst add/sub) */
-	unsigned int *arrivals;        /* requests counted for the gather (relaxed add) */
-	unsigned int *arrivals_start;  /* the holder's: arrivals when the last unit began */
-	unsigned int *quota;           /* the holder's: how many the next gather waits for */
 	bool pshared;                  /* in memory other processes map: shared futexes */
 };
-
-/* How long a lock holder waits at most for the callers its last unit
- * served to ask again (gathering). */
-#define SRCU__GATHER_NS (50 * 1000L)
 
 /* Spin until the event moves from ev (true), for up to spin_ns: pausing,
  * and past yield_after_ns (INT64_MAX: never) yielding the CPU as well. */
@@ -81,13 +82,8 @@ SRCU__HIDDEN bool srcu__combine_spin(const struct srcu__combiner *c, unsigned in
  * CLOCK_MONOTONIC deadline_ns (< 0: none). */
 SRCU__HIDDEN void srcu__combine_sleep(const struct srcu__combiner *c, unsigned int ev,
 				      int64_t deadline_ns);
-/* The gather's wait: until arrivals - at reaches want, urgent(arg) holds,
- * or SRCU__GATHER_NS have passed. */
-SRCU__HIDDEN void srcu__combine_gather_wait(const struct srcu__combiner *c, unsigned int at,
-					    unsigned int want, bool (*urgent)(void *arg),
-					    void *arg);
 /* In a fork child: the units, the holder and the sleepers were other
- * threads'.  seq idle again, the lock free, no sleeper, no quota. */
+ * threads'.  seq idle again, the lock free, no sleeper. */
 SRCU__HIDDEN void srcu__combine_fork_child(const struct srcu__combiner *c);
 
 /* Bump the event word and wake its sleepers: either a sleeper, which
@@ -125,41 +121,8 @@ static inline unsigned int srcu__combine_event(const struct srcu__combiner *c)
 	return load_acquire(c->event);
 }
 
-/* A request counted for the gather (relaxed: the count decides how long
- * the holder waits, never what a snapshot is). */
-static inline void srcu__combine_arrive(const struct srcu__combiner *c)
-{
-	__atomic_fetch_add(c->arrivals, 1, __ATOMIC_RELAXED);
-}
-
-/*
- * Gathering (doc/design.md): before a unit begins, wait briefly for the
- * callers that the last unit served to ask again, so that this one serves
- * them too.  They were woken when it ended and are on their way back;
- * without the wait, the holder (back first: it needs no wake-up) begins
- * the unit before their snapshots, which then need the next, and callers
- * take turns, one unit each.  The quota is the callers the last unit
- * served plus those that asked while it ran (srcu__combine_end()), by the
- * arrival count.  A caller that does not come back costs at most
- * SRCU__GATHER_NS once; the quota then shrinks.  Not while an urgent
- * (expedited) request waits.  The wait comes before the unit's first
- * state store, so it changes no snapshot: a caller that asks meanwhile
- * reads seq idle and is served by the unit about to begin.
- */
-static inline void srcu__combine_gather(const struct srcu__combiner *c,
-					const struct srcu__combine_ops *ops, void *arg)
-{
-	unsigned int at = load_relaxed(c->arrivals_start), want = load_relaxed(c->quota), n;
-
-	if (load_relaxed(c->arrivals) - at < want && !ops->urgent(arg))
-		srcu__combine_gather_wait(c, at, want, ops->urgent, arg);
-	n = load_relaxed(c->arrivals);
-	store_relaxed(c->quota, n - at);   /* served by the unit about to begin */
-	store_relaxed(c->arrivals_start, n);
-}
-
-/* The end of the unit begun at seq: seq's end (release), the next
- * gather's quota, the event bumped. */
+/* The end of the unit begun at seq: seq's end (release).  The event is
+ * bumped when the holder leaves (ops->unlock()), once for all its units. */
 static inline void srcu__combine_end(const struct srcu__combiner *c, unsigned long seq)
 {
 	/* Release: pairs with the acquire in srcu__combine_done(): a caller
@@ -167,11 +130,6 @@ static inline void srcu__combine_end(const struct srcu__combiner *c, unsigned lo
 	 * and their A, a membarrier), and its own fence after the wait (F,
 	 * FE) orders what it does next after them. */
 	store_release(c->seq, srcu__seq_end(seq));
-	/* The next gather's quota: the callers this unit served, who come
-	 * back, and those that asked meanwhile, who are waiting. */
-	store_relaxed(c->quota, load_relaxed(c->quota) + load_relaxed(c->arrivals) -
-				load_relaxed(c->arrivals_start));
-	srcu__combine_bump(c);
 }
 
 /*
@@ -189,10 +147,8 @@ static inline void srcu__combine_run(const struct srcu__combiner *c,
 
 	/* Relaxed: the lock's acquire brought the last holder's stores, and
 	 * nobody else stores seq while it is held. */
-	while (ULONG_CMP_LT(seq = load_relaxed(c->seq), s)) {
-		srcu__combine_gather(c, ops, arg);
+	while (ULONG_CMP_LT(seq = load_relaxed(c->seq), s))
 		ops->run(arg, seq);   /* ends with srcu__combine_end() */
-	}
 }
 
 /* Return once seq reaches s: served by units someone else runs, by the
@@ -203,9 +159,10 @@ static inline void srcu__combine_wait(const struct srcu__combiner *c,
 				      const struct srcu__combine_ops *ops, unsigned long s, void *arg)
 {
 	for (;;) {
-		/* The event before seq (both acquire): a unit that ends, or a
-		 * holder that leaves, after this look bumps the event after
-		 * its store, so a wait for the event to move from ev returns. */
+		/* The event before seq (both acquire): a unit that ends after
+		 * this look is followed by its holder's leave, which bumps the
+		 * event after the unit's end and the lock's release, so a wait
+		 * for the event to move from ev returns. */
 		unsigned int ev = srcu__combine_event(c);
 
 		if (srcu__combine_done(c, s))

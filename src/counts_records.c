@@ -208,7 +208,7 @@ static long records_open_everywhere(struct srcu_struct *sp, int idx)
 {
 	unsigned long u = srcu__reader_unlocks_everywhere(sp, idx);
 
-	srcu__fence_heavy(true);   /* A: as in gp.c's fence_a(), against B and C */
+	srcu__fence_heavy();   /* A: as in gp.c's fence_a(), against B and C */
 	return srcu__count_signed(srcu__count_diff(srcu__reader_locks_everywhere(sp, idx), u));
 }
 

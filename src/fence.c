@@ -63,13 +63,10 @@ int64_t srcu__fence_pace_max_ns = 1000 * 1000L;   /* tests may lengthen it */
 struct service {
 	/* The combiner's words (combine.c): membarriers counted, state 1
 	 * while one runs; the lock (1: a caller runs membarriers); the event
-	 * (bumped when one ends) and its sleepers; heavy fences asked for,
-	 * modulo 2^32, and the lock holder's gather. */
+	 * (bumped when the runner leaves) and its sleepers. */
 	unsigned long seq;
 	srcu__u64 lock;
 	unsigned int event, sleepers;
-	unsigned int arrivals, arrivals_start, quota;
-	unsigned int urgent;      /* expedited requests not yet served (atomic) */
 	bool global;              /* GLOBAL_EXPEDITED, not PRIVATE_EXPEDITED */
 	unsigned long membarriers;/* run (statistics) */
 	unsigned long requests;   /* heavy fences asked for (statistics) */
@@ -87,8 +84,7 @@ static const struct srcu__combine_ops fence_ops;
 
 #define SERVICE(fs, is_global) { .global = (is_global), .c = {			\
 	.seq = &(fs).seq, .lock = &(fs).lock, .event = &(fs).event,		\
-	.sleepers = &(fs).sleepers, .arrivals = &(fs).arrivals,			\
-	.arrivals_start = &(fs).arrivals_start, .quota = &(fs).quota,		\
+	.sleepers = &(fs).sleepers,						\
 	.pshared = false } }
 static struct service private_fs = SERVICE(private_fs, false),
 		      global_fs = SERVICE(global_fs, true);
@@ -175,12 +171,6 @@ static void run_fence(void *arg, unsigned long seq)
 	srcu__combine_end(&fs->c, seq);   /* release: seq's end (FE follows) */
 }
 
-/* The gather (combine.c) does not hold an urgent caller's membarrier back. */
-static bool fence_urgent(void *arg)
-{
-	return load_relaxed(&((struct fence_call *)arg)->fs->urgent) != 0;
-}
-
 /* Wait for the running membarrier to end or the lock to be freed, or
  * until the caller's patience runs out: then it runs its own membarrier,
  * without the lock, which serves it. */
@@ -205,7 +195,7 @@ static bool fence_wait_event(void *arg, unsigned int ev)
 
 static const struct srcu__combine_ops fence_ops = {
 	.trylock = fence_trylock, .unlock = fence_unlock, .run = run_fence,
-	.urgent = fence_urgent, .wait = fence_wait_event,
+	.wait = fence_wait_event,
 };
 
 /* ---- requests ---- */
@@ -233,22 +223,17 @@ static unsigned long fence_ask(struct service *fs)
 	srcu__mb(FS);
 	s = fence_snap(load_relaxed(&fs->seq));
 	__atomic_fetch_add(&fs->requests, 1, __ATOMIC_RELAXED);
-	srcu__combine_arrive(&fs->c);
 	return s;
 }
 
 /* Return once seq reaches s: served by a membarrier someone else runs,
  * by the ones this caller runs under the lock, or, past its patience, by
  * its own. */
-static void fence_wait(struct service *fs, unsigned long s, bool urgent)
+static void fence_wait(struct service *fs, unsigned long s)
 {
 	struct fence_call call = { .fs = fs, .deadline = -1 };
 
-	if (urgent)
-		__atomic_fetch_add(&fs->urgent, 1, __ATOMIC_RELAXED);
 	srcu__combine_wait(&fs->c, &fence_ops, s, &call);
-	if (urgent)
-		__atomic_fetch_sub(&fs->urgent, 1, __ATOMIC_RELAXED);
 	/* FE: pairs with the membarrier through seq's release and the
 	 * acquire in srcu__combine_done(): the caller's later accesses (a
 	 * check's lock sums) after every thread's fence, as if it had run
@@ -256,12 +241,12 @@ static void fence_wait(struct service *fs, unsigned long s, bool urgent)
 	srcu__mb(FE);
 }
 
-static void fence_heavy(struct service *fs, bool urgent)
+static void fence_heavy(struct service *fs)
 {
-	fence_wait(fs, fence_ask(fs), urgent);
+	fence_wait(fs, fence_ask(fs));
 }
 
-void srcu__fence_heavy(bool urgent)
+void srcu__fence_heavy(void)
 {
 	/* Acquire: see srcu__backend_init().  A caller that still reads
 	 * "fence" while threads switch to the fast path is covered by their
@@ -272,14 +257,14 @@ void srcu__fence_heavy(bool urgent)
 		srcu__mb(A);  /* A, W (fence backend): pairs with the readers' locked RMWs */
 		return;
 	}
-	fence_heavy(&private_fs, urgent);
+	fence_heavy(&private_fs);
 }
 
 /* Whatever this process's backend: other attached processes may use
  * membarrier, and their readers only compiler barriers. */
 void srcu__fence_heavy_global(void)
 {
-	fence_heavy(&global_fs, false);
+	fence_heavy(&global_fs);
 }
 
 /* ---- paced fences (gp.c's pace()) ---- */
@@ -310,7 +295,7 @@ void srcu__fence_kick(void)
 	srcu__combine_bump(&private_fs.c);
 }
 
-void srcu__fence_heavy_asked(unsigned long s, bool urgent)
+void srcu__fence_heavy_asked(unsigned long s)
 {
 	/* Asked for in membarrier mode (a paced gap is 0 with fences); a
 	 * fork child that a handler made during the wait may have fallen
@@ -319,7 +304,7 @@ void srcu__fence_heavy_asked(unsigned long s, bool urgent)
 		srcu__mb(A);  /* A, W (fence backend): as in srcu__fence_heavy() */
 		return;
 	}
-	fence_wait(&private_fs, s, urgent);
+	fence_wait(&private_fs, s);
 }
 
 void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests)
@@ -335,7 +320,6 @@ void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests)
 static void service_fork_child(struct service *fs)
 {
 	srcu__combine_fork_child(&fs->c);
-	fs->urgent = 0;
 }
 
 void srcu__fence_fork_child(void)
@@ -355,6 +339,6 @@ bool srcu__slot_extra_confirmed(struct srcu__slot *s, int idx, bool global)
 	if (global)
 		srcu__fence_heavy_global();
 	else
-		srcu__fence_heavy(false);
+		srcu__fence_heavy();
 	return srcu__open(load_acquire(&s->lock[idx]), u) < 0;
 }

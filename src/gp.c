@@ -310,8 +310,8 @@ static void pace(struct srcu_struct *sp, unsigned long s, int64_t until)
 	__atomic_fetch_and(&d->gp_flags, ~GP_PACING, __ATOMIC_RELAXED);
 }
 
-/* The process's heavy fence (A, W) for sp's GP: urgent when the GP is
- * expedited; after the pacing wait of a paced GP, where the fence is
+/* The process's heavy fence (A, W) for sp's GP; after the pacing wait of
+ * a paced GP, where the fence is
  * asked for first and any membarrier run meanwhile serves it. */
 static void fence_private(struct srcu_struct *sp)
 {
@@ -319,12 +319,12 @@ static void fence_private(struct srcu_struct *sp)
 	unsigned long s;
 
 	if (until <= now_ns()) {
-		srcu__fence_heavy(expedited_asked(sp));
+		srcu__fence_heavy();
 		return;
 	}
 	s = srcu__fence_ask();   /* FS, before the wait: see pace() */
 	pace(sp, s, until);
-	srcu__fence_heavy_asked(s, expedited_asked(sp));
+	srcu__fence_heavy_asked(s);
 }
 
 /* ---- reader checks ---- */
@@ -548,7 +548,7 @@ struct gp_call {
 static const struct srcu__combine_ops gp_ops;
 
 /* sp's combiner: gp_seq and gp_lock on the runner's line, the event and
- * the gather's counts on the waiters' (layout.h); shared futexes for a
+ * its sleepers on the waiters' (layout.h); shared futexes for a
  * shared domain, whose words are in its file. */
 static void gp_combiner(struct srcu_struct *sp, struct srcu__combiner *c)
 {
@@ -560,9 +560,6 @@ static void gp_combiner(struct srcu_struct *sp, struct srcu__combiner *c)
 	c->lock = &d->gp_lock;
 	c->event = &d->gp_event;
 	c->sleepers = &d->gp_event_waiters;
-	c->arrivals = &d->gp_arrivals;
-	c->arrivals_start = &d->gp_arrivals_start;
-	c->quota = &d->gp_expect;
 	c->pshared = shared(sp);
 }
 
@@ -584,8 +581,7 @@ static void flip(struct srcu_struct *sp)
 	srcu__mb(D);  /* D: the flip before the SCAN2 sums and their fence A */
 }
 
-/* One GP from gp_seq's idle value seq: combine.c's unit of work, after
- * its gather (doc/design.md, "Gathering"). */
+/* One GP from gp_seq's idle value seq: combine.h's unit of work. */
 static void run_gp(void *arg, unsigned long seq)
 {
 	struct gp_call *call = arg;
@@ -746,13 +742,7 @@ static void gp_unlock(void *arg)
 	srcu__gp_unlock(((struct gp_call *)arg)->sp);
 }
 
-/* The gather does not hold back an expedited GP. */
-static bool gp_urgent(void *arg)
-{
-	return expedited_asked(((struct gp_call *)arg)->sp);
-}
-
-/* Wait for the next GP end or gp_lock release.  Spin briefly first: a GP
+/* Wait for the next gp_lock release (after a GP's end, or a holder's leave).  Spin briefly first: a GP
  * of local fences takes well under a microsecond, much less than a futex
  * sleep and wake-up.  Not while GPs use membarrier: it would have to
  * interrupt this spinning CPU (10-12 us instead of 0.5), so waiters sleep
@@ -784,7 +774,7 @@ static bool wait_for_gp_event(void *arg, unsigned int ev)
 
 static const struct srcu__combine_ops gp_ops = {
 	.trylock = gp_trylock, .unlock = gp_unlock, .run = run_gp,
-	.urgent = gp_urgent, .wait = wait_for_gp_event,
+	.wait = wait_for_gp_event,
 };
 
 static void check_not_reader(struct srcu_struct *sp, const char *who)
@@ -824,7 +814,6 @@ static void synchronize(struct srcu_struct *sp, bool exp, const char *who,
 	if (exp)
 		expedite(sp, s);
 	gp_call_init(&call, sp, dl);
-	srcu__combine_arrive(&call.c);   /* for the gather */
 	srcu__stall_set_waiting_on(sp);   /* for deadlock probes */
 	wait_for_seq(&call, s);
 	srcu__stall_set_waiting_on(NULL);

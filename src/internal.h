@@ -351,9 +351,8 @@ static inline bool srcu__backend_trylock(srcu__u64 *lock, uint64_t token)
 /* The asymmetric fence (A, W): every thread of the process executes a
  * full fence after the caller's accesses before the call and before its
  * accesses after it.  One membarrier serves all callers that asked
- * before it began; with the fence backend, a local fence.  An urgent
- * (expedited) caller's membarrier is not held back to gather others. */
-SRCU__HIDDEN void srcu__fence_heavy(bool urgent);
+ * before it began; with the fence backend, a local fence. */
+SRCU__HIDDEN void srcu__fence_heavy(void);
 /* The same for shared domains: every running thread of every process
  * registered for global membarrier (all attached processes).  A service
  * of its own, shared the same way. */
@@ -366,13 +365,13 @@ SRCU__HIDDEN int64_t srcu__fence_paced_until(void);
  * reaches), wait out the pacing gap, then srcu__fence_heavy_asked().  A
  * membarrier that anyone runs in the meantime serves the request
  * (srcu__fence_served()); the pacing wait sleeps on the service's event,
- * bumped at each membarrier's end and by srcu__fence_kick(). */
+ * bumped when each membarrier's runner leaves and by srcu__fence_kick(). */
 SRCU__HIDDEN unsigned long srcu__fence_ask(void);
 SRCU__HIDDEN bool srcu__fence_served(unsigned long s);
 SRCU__HIDDEN unsigned int srcu__fence_event(void);
 SRCU__HIDDEN void srcu__fence_sleep(unsigned int ev, int64_t deadline_ns);
 SRCU__HIDDEN void srcu__fence_kick(void);
-SRCU__HIDDEN void srcu__fence_heavy_asked(unsigned long s, bool urgent);
+SRCU__HIDDEN void srcu__fence_heavy_asked(unsigned long s);
 /* The longest a paced grace period waits for its gaps, counted from its
  * start: past it the GP runs unpaced (1 ms; tests lengthen it). */
 SRCU__HIDDEN extern int64_t srcu__fence_pace_max_ns;

@@ -67,12 +67,6 @@ struct srcu__domain {
 	srcu__u64 stat_gp_ns_sum;     /* over the GPs run (runner) */
 	srcu__u64 stat_gp_ns_max;
 	unsigned long stat_gps_timed;
-	/* Gathering (combine.h): synchronize calls made (atomic), the count
-	 * when the running GP began, the calls it serves (while it runs),
-	 * then the calls the next GP should gather (its quota). */
-	unsigned int gp_arrivals;
-	unsigned int gp_arrivals_start;
-	unsigned int gp_expect;
 	/* GP_* flags of the running GP (runner; GP_PACING read by callers
 	 * who expedite it), and the lock counts its first check summed. */
 	unsigned int gp_flags;

@@ -41,7 +41,7 @@ static void *fence_caller(void *arg)
 {
 	int *begun_at_return = arg;
 
-	srcu__fence_heavy(false);
+	srcu__fence_heavy();
 	*begun_at_return = __atomic_load_n(&begun, __ATOMIC_SEQ_CST);
 	if (!flag_get(&release_it))
 		flag_set(&returned_while_held);
@@ -78,7 +78,7 @@ static void *hammer(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < 20000; i++)
-		srcu__fence_heavy(false);
+		srcu__fence_heavy();
 	return NULL;
 }
 

@@ -28,13 +28,17 @@
  *   (12c) 2 and 4 updaters on one domain, same sleeping reader: calls per
  *         grace period (calls / grace periods completed), the sharing of
  *         grace periods; and membarriers per call, for reading (12e).
+ *         Shown, no goal since issue 38: sharing is a means, calls/s the
+ *         end, and the runner that waited for callers to share its GP
+ *         (issue 23's goals of 1.5 and 3.0 calls per GP) lost calls/s,
+ *         up to 4x with a CPU-bound process beside it (combine.h).
  *   (12d) the same runs: calls/s against memb's with as many updaters
  *         (urcu-memb shares grace periods between waiters too).
  *   (12e) 2 and 4 updaters, each on a domain of its own with a sleeping
  *         reader of its own: membarriers per call (the process-wide
  *         fence_membarriers counter; nothing else runs meanwhile), the
  *         sharing of membarriers across domains.  One per call would be
- *         no sharing; the goals ask for 1.6 and 3.2 calls per membarrier.
+ *         no sharing.  Shown, no goal, as (12c).
  *   (12f) the same runs: calls/s against memb's single domain with as
  *         many updaters (memb has no separate domains to offer).
  *   (12g) a reader thread looping empty read pairs: ns per pair while one
@@ -438,18 +442,16 @@ static const struct row rows[] = {
 	  "libsrcu >= 1.0x", },
 	{ "(12b) idle, 200 us between calls: p50 us", P50_S, P50_M, X_P50, X_P50, 0, 1.0,
 	  "libsrcu <= 1.0x", },
-	{ "(12c) 2 updaters, one domain: calls/GP", GP2, -1, -1, GP2, 1, 1.5, ">= 1.5", },
-	{ "(12c) 4 updaters, one domain: calls/GP", GP4, -1, -1, GP4, 1, 3.0, ">= 3.0", },
+	{ "(12c) 2 updaters, one domain: calls/GP", GP2, -1, -1, -1, 0, 0, NULL, },
+	{ "(12c) 4 updaters, one domain: calls/GP", GP4, -1, -1, -1, 0, 0, NULL, },
 	{ "(12c) 2 updaters, one domain: membarriers/call", MB2, -1, -1, -1, 0, 0, NULL, },
 	{ "(12c) 4 updaters, one domain: membarriers/call", MB4, -1, -1, -1, 0, 0, NULL, },
 	{ "(12d) 2 updaters, one domain: calls/s", T2_S, T2_M, X_T2, X_T2, 1, 1.0,
 	  "libsrcu >= 1.0x", },
 	{ "(12d) 4 updaters, one domain: calls/s", T4_S, T4_M, X_T4, X_T4, 1, 1.0,
 	  "libsrcu >= 1.0x", },
-	{ "(12e) 2 updaters, own domains: membarriers/call", MBOWN2, -1, -1, MBOWN2, 0, 0.625,
-	  "<= 0.625", },
-	{ "(12e) 4 updaters, own domains: membarriers/call", MBOWN4, -1, -1, MBOWN4, 0, 0.3125,
-	  "<= 0.3125", },
+	{ "(12e) 2 updaters, own domains: membarriers/call", MBOWN2, -1, -1, -1, 0, 0, NULL, },
+	{ "(12e) 4 updaters, own domains: membarriers/call", MBOWN4, -1, -1, -1, 0, 0, NULL, },
 	{ "(12f) 2 updaters, own domains: calls/s (*)", TOWN2, T2_M, X_TOWN2, X_TOWN2, 1, 1.0,
 	  "libsrcu >= 1.0x", },
 	{ "(12f) 4 updaters, own domains: calls/s (*)", TOWN4, T4_M, X_TOWN4, X_TOWN4, 1, 1.0,
@@ -483,8 +485,8 @@ void figure_sharing(const struct bench_run *run)
 	for (int c = 0; c < NCELLS; c++)
 		cells[c].set = false;
 	printf("\n(12) update-side sharing against urcu-memb, one process: libsrcu then memb,"
-	       " %.2f s windows; ratios taken within the round; goals of issue 23"
-	       " (informational)\n", secs);
+	       " %.2f s windows; ratios taken within the round; goals of issues 23"
+	       " and 38 (informational)\n", secs);
 	lone_updater(&peer_srcu, secs, TPUT1_S, P50_S);
 	if (memb)
 		lone_updater(memb, secs, TPUT1_M, P50_M);

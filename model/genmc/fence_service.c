@@ -1,6 +1,6 @@
 /*
- * fence_service.c: the fence service (src/fence.c) gathering two callers
- * into shared membarriers, against a thread that runs without fences.
+ * fence_service.c: the fence service (src/fence.c) serving two callers
+ * with shared membarriers, against a thread that runs without fences.
  *
  * Each caller i stores x[i], asks for a heavy fence (srcu__fence_heavy():
  * FS, a read of the service's seq, then either the membarrier it runs
@@ -16,7 +16,7 @@
  * catches: a caller that counts on a membarrier which began before its
  * store was visible (FS removed, or the service's rule broken), so that
  * the IPI landed in the plain thread before the store.  Every caller's
- * wait must end (GenMC's liveness check): a lost wake-up in the gather
+ * wait must end (GenMC's liveness check): a lost wake-up in the service
  * is a wait that never ends.
  *
  * SPDX-License-Identifier: MIT
@@ -37,7 +37,7 @@ static void *caller(void *arg)
 
 	verify_tid = i + 1;   /* no sections: no IPI lands here (backend.c) */
 	atomic_store_explicit(&x[i], 1, memory_order_relaxed);
-	srcu__fence_heavy(false);
+	srcu__fence_heavy();
 	caller_saw_y[i] = atomic_load_explicit(&y, memory_order_relaxed);
 	return NULL;
 }

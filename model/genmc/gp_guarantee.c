@@ -129,7 +129,7 @@ static void update(void)
  * is released, and the reader that runs beside the update claims it.
  * IDLE_READER: its record stays owned (a live thread that reads no
  * more), so each check sees another thread's record and runs A as a
- * membarrier, through the fence service that gathers its callers. */
+ * membarrier, through the fence service, which serves its callers together. */
 static void *earlier_reader(void *arg)
 {
 	verify_thread_start((int)(intptr_t)arg);

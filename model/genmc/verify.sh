@@ -116,6 +116,14 @@ run gp-1reader-membarrier-past-dense-reclaim verified rc11 gp_guarantee.c -DVERI
 # The updater's cookie served by a grace period another thread runs
 # (-DPOLL_BESIDE): the caller's snapshot against that GP's start.
 run gp-1reader-polled-beside verified rc11 gp_guarantee.c -DPOLL_BESIDE
+# Two updaters: their grace periods shared, each caller's wait ended (no
+# reader inside, so the guarantee is not at stake here); then on the
+# membarrier backend, with an idle reader's record owned, so that every
+# check's A is a membarrier through the fence service, which serves the
+# two callers together.
+run gp-2updaters-fence verified rc11 gp_guarantee.c -DREADERS=0 -DUPDATERS=2
+run gp-2updaters-membarrier-shared verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
+	-DIDLE_READER -DREADERS=0 -DUPDATERS=2
 # Each broken variant the scenarios catch (doc/verification.md's table
 # says which letters no scenario here catches yet, and why).
 run gp-1reader-fence-without-N caught rc11 gp_guarantee.c -DSRCU_VERIFY_DROP=SRCU__MB_N
@@ -131,7 +139,7 @@ run gp-1reader-polled-beside-without-S caught rc11 gp_guarantee.c -DPOLL_BESIDE 
 	-DSRCU_VERIFY_DROP=SRCU__MB_S
 # Two callers gathered into the fence service's membarriers, a thread
 # without fences beside them (the verified run is in make verify-deep).
-run fence-service-gathered-without-FS caught rc11 fence_service.c -DVERIFY_MEMBARRIER \
+run fence-service-shared-without-FS caught rc11 fence_service.c -DVERIFY_MEMBARRIER \
 	-DSRCU_VERIFY_DROP=SRCU__MB_FS
 # Fences shown redundant (doc/verification.md says why each is kept):
 # without them the scenario that reaches them still verifies.
@@ -153,22 +161,14 @@ if [ "${VERIFY_DEEP:-0}" = 1 ]; then
 	limit=${VERIFY_TIMEOUT:-1800}
 	run gp-1reader-membarrier verified imm gp_guarantee.c -DVERIFY_MEMBARRIER
 	run gp-1reader-fence-2-sections verified rc11 gp_guarantee.c -DSECTIONS=2
-	# Two updaters: their grace periods shared, each caller's wait
-	# ended (no reader inside, so the guarantee is not at stake here).
-	run gp-2updaters-fence verified rc11 gp_guarantee.c -DREADERS=0 -DUPDATERS=2
-	# The same on the membarrier backend, with an idle reader's record
-	# owned, so that every check's A is a membarrier through the fence
-	# service, which gathers the two callers.
-	run gp-2updaters-membarrier-gathered verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
-		-DIDLE_READER -DREADERS=0 -DUPDATERS=2
 	run gp-1reader-polled-beside verified imm gp_guarantee.c -DPOLL_BESIDE
 	run gp-1reader-membarrier-polled-beside verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
 		-DPOLL_BESIDE
 	# The fence service: every caller served as by its own membarrier,
 	# every wait ended; FE shown redundant for two callers (three reach
 	# the case model/litmus/FE-next covers).
-	run fence-service-gathered verified rc11 fence_service.c -DVERIFY_MEMBARRIER
-	run fence-service-gathered-without-FE verified rc11 fence_service.c -DVERIFY_MEMBARRIER \
+	run fence-service-shared verified rc11 fence_service.c -DVERIFY_MEMBARRIER
+	run fence-service-shared-without-FE verified rc11 fence_service.c -DVERIFY_MEMBARRIER \
 		-DSRCU_VERIFY_DROP=SRCU__MB_FE
 	# The hand-over with W (moved) in place gave no verdict in 1800 s
 	# (doc/verification.md); without it, the lost wake-up shows at once.
