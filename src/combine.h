@@ -20,7 +20,7 @@
  *   cost more than the unit it saved; on a machine with other work, the
  *   yields gave the holder's CPU away (srcu-bench figure 12 with
  *   --background-load: 2 updaters at 0.21-0.27x urcu-memb's calls/s
- *   gathering, 0.97-1.26x without; doc/performance.md).  And the event
+ *   gathering, 0.97-1.26x without; doc/runs/2026-12-06-issue38-gather.txt).  And the event
  *   is bumped after the unlock, not at the unit's end: a waiter woken
  *   while the holder still held the lock, on the holder's CPU, took the
  *   CPU from it and, if it asked again, found the lock held and slept.
@@ -162,7 +162,10 @@ static inline void srcu__combine_wait(const struct srcu__combiner *c,
 		/* The event before seq (both acquire): a unit that ends after
 		 * this look is followed by its holder's leave, which bumps the
 		 * event after the unit's end and the lock's release, so a wait
-		 * for the event to move from ev returns. */
+		 * for the event to move from ev returns.  (If trylock() below
+		 * sees the lock held, ev is older than that holder's bump: the
+		 * bump follows its release of the lock.  A dead shared holder
+		 * never bumps: its waiters' patience covers it, gp.c.) */
 		unsigned int ev = srcu__combine_event(c);
 
 		if (srcu__combine_done(c, s))

@@ -286,7 +286,8 @@ unsigned int srcu__fence_event(void)
 
 void srcu__fence_sleep(unsigned int ev, int64_t deadline_ns)
 {
-	/* Woken by the end of every membarrier and by srcu__fence_kick(). */
+	/* Woken when each membarrier's runner leaves (after the end) and by
+	 * srcu__fence_kick(). */
 	srcu__combine_sleep(&private_fs.c, ev, deadline_ns);
 }
 

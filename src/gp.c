@@ -26,8 +26,8 @@
  * s = the value gp_seq will have once a GP that starts after now has
  * ended, and returns as soon as gp_seq >= s.  Whichever caller holds
  * gp_lock runs GPs until its own snapshot is reached, then hands over;
- * the others wait on gp_event, which each GP end and each release of
- * gp_lock bumps, and the first to come runs the next GP.  combine.c runs
+ * the others wait on gp_event, which each release of gp_lock bumps (after
+ * the GP's end), and the first to come runs the next GP.  combine.c runs
  * that rule, with run_gp() as its unit of work (struct gp_call).
  *
  * SPDX-License-Identifier: MIT
@@ -291,8 +291,9 @@ static void pace(struct srcu_struct *sp, unsigned long s, int64_t until)
 
 	for (;;) {
 		/* The event before seq (both acquire): a membarrier that ends
-		 * after this look bumps the event after its seq store, so
-		 * the sleep below returns. */
+		 * after this look is followed by its runner's leave, which
+		 * bumps the event after the seq store, so the sleep below
+		 * returns. */
 		unsigned int ev = srcu__fence_event();
 
 		/* The busted flavour is the wait before issue 33: no

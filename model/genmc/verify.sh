@@ -137,8 +137,10 @@ run gp-1reader-polled-beside-without-P caught rc11 gp_guarantee.c -DPOLL_BESIDE 
 	-DSRCU_VERIFY_DROP=SRCU__MB_P
 run gp-1reader-polled-beside-without-S caught rc11 gp_guarantee.c -DPOLL_BESIDE \
 	-DSRCU_VERIFY_DROP=SRCU__MB_S
-# Two callers gathered into the fence service's membarriers, a thread
-# without fences beside them (the verified run is in make verify-deep).
+# The fence service: two callers served by its shared membarriers, a
+# thread without fences beside them; every caller served as by its own
+# membarrier, every wait ended.
+run fence-service-shared verified rc11 fence_service.c -DVERIFY_MEMBARRIER
 run fence-service-shared-without-FS caught rc11 fence_service.c -DVERIFY_MEMBARRIER \
 	-DSRCU_VERIFY_DROP=SRCU__MB_FS
 # Fences shown redundant (doc/verification.md says why each is kept):
@@ -149,6 +151,9 @@ run gp-1reader-polled-beside-without-D verified rc11 gp_guarantee.c -DPOLL_BESID
 	-DSRCU_VERIFY_DROP=SRCU__MB_D
 run gp-1reader-backend-switch-without-D verified rc11 gp_guarantee.c -DVERIFY_SWITCH \
 	-DSRCU_VERIFY_DROP=SRCU__MB_D
+# FE for two callers (three reach the case model/litmus/FE-next covers).
+run fence-service-shared-without-FE verified rc11 fence_service.c -DVERIFY_MEMBARRIER \
+	-DSRCU_VERIFY_DROP=SRCU__MB_FE
 # R and N cover each other on a thread's first section (both follow its
 # record's claim): without both, the reader reads the freed object.
 run gp-1reader-membarrier-without-R-and-N caught rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
@@ -164,12 +169,6 @@ if [ "${VERIFY_DEEP:-0}" = 1 ]; then
 	run gp-1reader-polled-beside verified imm gp_guarantee.c -DPOLL_BESIDE
 	run gp-1reader-membarrier-polled-beside verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
 		-DPOLL_BESIDE
-	# The fence service: every caller served as by its own membarrier,
-	# every wait ended; FE shown redundant for two callers (three reach
-	# the case model/litmus/FE-next covers).
-	run fence-service-shared verified rc11 fence_service.c -DVERIFY_MEMBARRIER
-	run fence-service-shared-without-FE verified rc11 fence_service.c -DVERIFY_MEMBARRIER \
-		-DSRCU_VERIFY_DROP=SRCU__MB_FE
 	# The hand-over with W (moved) in place gave no verdict in 1800 s
 	# (doc/verification.md); without it, the lost wake-up shows at once.
 	run updown-handover-at-exit-without-W caught rc11 updown_handover.c \
