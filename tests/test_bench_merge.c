@@ -8,6 +8,9 @@
  * one round's spread, or took the upper middle of an even count (srcu-bench's
  * bench_check sees a real run's rounds, whose order is chance: a merge
  * that kept the last round passed it whenever that round was the middle).
+ * rounds_held() counts, after the merge, the rounds whose own value met a
+ * bound (figure 12's "held in k of N rounds"); bug caught: counting the
+ * merged median, or a round's spread rows, as rounds.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -61,6 +64,18 @@ int main(void)
 		for (int i = 0; result_at(i); i++)
 			rows++;
 		CHECK(rows == 9);
+	}
+	{
+		int n, held;
+
+		held = rounds_held("fig", "peer", "m", 1, 2, &n);   /* 3, 2, 1 >= 2 */
+		CHECK(n == 3 && held == 2);
+		held = rounds_held("fig", "peer", "even", 0, 2, &n);   /* 4, 1, 3, 2 <= 2 */
+		CHECK(n == 4 && held == 2);
+		held = rounds_held("fig", "peer", "once", 1, 8, &n);
+		CHECK(n == 1 && held == 0);
+		held = rounds_held("fig", "peer", "absent", 1, 0, &n);
+		CHECK(n == 0 && held == 0);
 	}
 	return check_report("test_bench_merge");
 }

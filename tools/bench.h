@@ -57,6 +57,9 @@ void figure_lfht(const struct bench_run *run);
 #endif
 void figure_shared(const struct bench_run *run);                   /* 11, bench_shared.c */
 void figure_sharing(const struct bench_run *run);                  /* 12, bench_sharing.c */
+/* After the rounds' merge: each of figure 12's goals and in how many
+ * rounds it held (a claim must hold in every run, not in a good one). */
+void sharing_goals_held(void);
 
 static inline int cmp_double(const void *a, const void *b)
 {

@@ -18,6 +18,7 @@ static struct result *results;
 static int nresults, capacity;
 static int round_now;   /* set_round(): the round that records now */
 static struct result *rounds_kept;   /* merge_rounds(): the rounds' values */
+static int nrounds_kept;
 
 void record(const char *figure, const char *peer, const char *metric, double value,
 	    const char *unit)
@@ -188,6 +189,32 @@ void merge_rounds(void)
 	/* Kept, not freed: the rounds' M_min and M_max names were allocated
 	 * (record_spread()), and nothing else points to them now. */
 	rounds_kept = all;
+	nrounds_kept = n;
+}
+
+int rounds_held(const char *figure, const char *peer, const char *metric, int ge,
+		double bound, int *rounds)
+{
+	const struct result *all = rounds_kept;
+	int held = 0;
+
+	*rounds = 0;
+	if (!all) {   /* one round: the run's own values */
+		const struct result *r = find(figure, peer, metric);
+
+		if (r) {
+			*rounds = 1;
+			held = ge ? r->value >= bound : r->value <= bound;
+		}
+		return held;
+	}
+	for (const struct result *r = all; r < all + nrounds_kept; r++) {
+		if (strcmp(r->figure, figure) || strcmp(r->peer, peer) || strcmp(r->metric, metric))
+			continue;
+		++*rounds;
+		held += ge ? r->value >= bound : r->value <= bound;
+	}
+	return held;
 }
 
 double lookup(const char *figure, const char *peer, const char *metric)

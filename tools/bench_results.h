@@ -26,6 +26,12 @@ void set_round(int k);
  * value, and its spread is that round's, or the value itself. */
 void merge_rounds(void);
 
+/* After merge_rounds(): in how many of the rounds that recorded M the
+ * value was >= bound (ge) or <= bound (!ge); the rounds that recorded it
+ * into *rounds.  Before a merge (one round), the run's value. */
+int rounds_held(const char *figure, const char *peer, const char *metric, int ge,
+		double bound, int *rounds);
+
 /* M's spread, as M_min and M_max (the names are copied). */
 void record_spread(const char *figure, const char *peer, const char *metric, double lo,
 		   double hi, const char *unit);

@@ -415,6 +415,8 @@ int main(int argc, char **argv)
 	merge_rounds();
 	if (o.run.rounds > 1)
 		print_merged(o.run.rounds);
+	if (figure_state(12) == FIGURE_RAN)
+		sharing_goals_held();
 	sanity_warnings();
 	if (o.json)
 		write_json(o.json, o.run.ncpu, srcu_backend(), o.run.quick, o.run.rounds);
