@@ -312,8 +312,8 @@ static void pace(struct srcu_struct *sp, unsigned long s, int64_t until)
 }
 
 /* The process's heavy fence (A, W) for sp's GP; after the pacing wait of
- * a paced GP, where the fence is
- * asked for first and any membarrier run meanwhile serves it. */
+ * a paced GP, where the fence is asked for first and any membarrier run
+ * meanwhile serves it. */
 static void fence_private(struct srcu_struct *sp)
 {
 	int64_t until = pace_until(sp);
@@ -743,8 +743,8 @@ static void gp_unlock(void *arg)
 	srcu__gp_unlock(((struct gp_call *)arg)->sp);
 }
 
-/* Wait for the next gp_lock release (after a GP's end, or a holder's leave).  Spin briefly first: a GP
- * of local fences takes well under a microsecond, much less than a futex
+/* Wait for the next gp_lock release (after a GP's end, or a holder's
+ * leave).  Spin briefly first: a GP of local fences takes well under a microsecond, much less than a futex
  * sleep and wake-up.  Not while GPs use membarrier: it would have to
  * interrupt this spinning CPU (10-12 us instead of 0.5), so waiters sleep
  * and leave their CPUs idle.  A shared domain's holder may die and never

@@ -27,9 +27,6 @@
 
 static atomic_int x[CALLERS], y;
 static int caller_saw_y[CALLERS], plain_saw_x[CALLERS];
-#ifndef WATCHED
-#define WATCHED CALLERS
-#endif
 
 static void *caller(void *arg)
 {
@@ -49,7 +46,7 @@ static void *plain(void *arg)
 	atomic_store_explicit(&y, 1, memory_order_relaxed);
 	srcu__barrier();   /* a compiler barrier, as the read side's */
 	verify_ipi_point();
-	for (int i = 0; i < WATCHED; i++)
+	for (int i = 0; i < CALLERS; i++)
 		plain_saw_x[i] = atomic_load_explicit(&x[i], memory_order_relaxed);
 	verify_thread_end(false);   /* the last landing point */
 	return NULL;
@@ -60,16 +57,13 @@ int main(void)
 	pthread_t c[CALLERS], p;
 
 	srcu__process_startup();
-#ifdef PATIENT
-	srcu__fence_patience_ns = INT64_MAX;   /* no caller runs its own membarrier */
-#endif
 	pthread_create(&p, NULL, plain, (void *)(intptr_t)(CALLERS + 1));
 	for (int i = 0; i < CALLERS; i++)
 		pthread_create(&c[i], NULL, caller, (void *)(intptr_t)(i + 1));
 	for (int i = 0; i < CALLERS; i++)
 		pthread_join(c[i], NULL);
 	pthread_join(p, NULL);
-	for (int i = 0; i < WATCHED; i++)
+	for (int i = 0; i < CALLERS; i++)
 		assert(caller_saw_y[i] == 1 || plain_saw_x[i] == 1);
 	return 0;
 }
