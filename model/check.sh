@@ -1,7 +1,8 @@
 #!/bin/sh
-# model/check.sh: verify model/srcu.pml and model/fence.pml exhaustively with Spin, and prove
+# model/check.sh: verify model/srcu.pml, fence.pml and wake.pml exhaustively with Spin, and prove
 # that the model can fail: each deliberately broken variant must produce
-# an assertion violation.  Prints each run's state count and time.
+# an assertion violation or, in wake.pml, a caller left asleep (an invalid
+# end state).  Prints each run's state count and time.
 #
 #   model/check.sh [spin]        (run by `make model` and by ctest)
 #
@@ -88,5 +89,13 @@ verify pass "fence service: 1 reader x 2, 2 domains x 1 call" -DROUNDS=2 -DCALLS
 verify pass "fence service: 1 reader x 3, 2 domains x 2 calls" -DROUNDS=3 -DCALLS=2
 verify fail "fence service: served by the membarrier in flight" -DEARLYFENCE
 verify fail "fence service: no fence A (store buffers)" -DNOFENCE
+# The combiner's waits (wake.pml): every caller's wait ends (a lost
+# wake-up leaves one asleep: an invalid end state).
+MODEL=wake.pml
+verify pass "wake-ups: 3 callers x 2 calls" -DCALLERS=3 -DCALLS=2
+verify pass "wake-ups: 2 callers x 4 calls" -DCALLERS=2 -DCALLS=4
+verify fail "wake-ups: the waker takes a count of sleepers" -DWAKECOUNT
+verify fail "wake-ups: the mark read before the bump" -DCHECK_FIRST
+verify fail "wake-ups: one sleeper woken for the mark" -DWAKE_ONE
 [ $status = 0 ] && echo "model: PASS" || echo "model: FAIL"
 exit $status

@@ -18,12 +18,18 @@
 
 void srcu__combine_sleep(const struct srcu__combiner *c, unsigned int ev, int64_t deadline_ns)
 {
-	/* Seq-cst: pairs with srcu__combine_bump()'s seq-cst RMW and count
-	 * read: either the futex wait sees the bumped event, or the bump
-	 * sees this sleeper and wakes it. */
-	__atomic_fetch_add(c->sleepers, 1, __ATOMIC_SEQ_CST);
-	srcu__backend_futex_wait(c->event, ev, deadline_ns, c->pshared);
-	__atomic_fetch_sub(c->sleepers, 1, __ATOMIC_SEQ_CST);
+	unsigned int marked = ev | SRCU__EVENT_SLEEPERS, seen = ev;
+
+	/* Mark the word, then sleep on the marked value: the bump is an RMW
+	 * of the same word, so it sees the mark and wakes us, or came first
+	 * and the CAS fails (srcu__combine_bump_event()).  A CAS that finds
+	 * the value marked already (another sleeper's mark) sleeps too.
+	 * Relaxed: the caller's look at seq came after its acquire of ev,
+	 * and it looks again after the wait. */
+	if (!__atomic_compare_exchange_n(c->event, &seen, marked, false, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED) && seen != marked)
+		return;   /* the event moved */
+	srcu__backend_futex_wait(c->event, marked, deadline_ns, c->pshared);
 }
 
 bool srcu__combine_spin(const struct srcu__combiner *c, unsigned int ev, int64_t spin_ns,
@@ -49,5 +55,5 @@ void srcu__combine_fork_child(const struct srcu__combiner *c)
 {
 	*c->seq = srcu__seq_idle(*c->seq);   /* a running unit is gone */
 	*c->lock = 0;
-	*c->sleepers = 0;
+	*c->event &= ~SRCU__EVENT_SLEEPERS;
 }

@@ -28,7 +28,7 @@
  * The fences and their letters are the owner's: gp.c's P, S and F,
  * fence.c's FS, FM and FE (doc/design.md, "Sharing grace periods" and
  * "The fence service"); this file pairs only the end's release with the
- * callers' acquire, and the event's bump with its sleepers.  The owner
+ * callers' acquire, and the event's bump with its sleepers' mark.  The owner
  * keeps the words where its layout wants them (a domain's runner words
  * and waiters' words on separate cache lines, a shared domain's in its
  * file) and names them in a struct srcu__combiner.
@@ -69,10 +69,15 @@ struct srcu__combine_ops {
 struct srcu__combiner {
 	unsigned long *seq;            /* units: count << 2 | state (release-stored end) */
 	srcu__u64 *lock;               /* held (nonzero) by whoever runs units */
-	unsigned int *event;           /* futex word: bumped after each unlock */
-	unsigned int *sleepers;        /* callers asleep on event (seq-cst add/sub) */
+	unsigned int *event;           /* futex word: bumps << 1 | SRCU__EVENT_SLEEPERS */
 	bool pshared;                  /* in memory other processes map: shared futexes */
 };
+
+/* The event word: a count of the holders' leaves (in steps of
+ * SRCU__EVENT_STEP), and a bit that a caller sets before it sleeps on the
+ * word, which the next bump clears, waking every sleeper. */
+#define SRCU__EVENT_SLEEPERS 1u
+#define SRCU__EVENT_STEP 2u
 
 /* Spin until the event moves from ev (true), for up to spin_ns: pausing,
  * and past yield_after_ns (INT64_MAX: never) yielding the CPU as well. */
@@ -86,26 +91,49 @@ SRCU__HIDDEN void srcu__combine_sleep(const struct srcu__combiner *c, unsigned i
  * threads'.  seq idle again, the lock free, no sleeper. */
 SRCU__HIDDEN void srcu__combine_fork_child(const struct srcu__combiner *c);
 
-/* Bump the event word and wake its sleepers: either a sleeper, which
- * counts itself (seq-cst) before it sleeps on the value it saw
- * (srcu__combine_sleep()), sees the new value, or the bump sees it. */
-static inline void srcu__combine_bump_event(unsigned int *event, unsigned int *sleepers,
-					    bool pshared)
+/*
+ * Bump the event word and wake its sleepers.  A sleeper marks the word
+ * (SRCU__EVENT_SLEEPERS, a CAS from the value it read) and sleeps on the
+ * marked value (srcu__combine_sleep()); the bump is an RMW of the same
+ * word, so the two are ordered: a mark before the bump is in the value
+ * the bump replaces, and it wakes; a mark after it fails (the value
+ * moved) or marks the new value, which the next bump wakes.  The bump
+ * that sees the mark clears it: a sleeper is woken once, not by every
+ * bump until it has run.
+ *
+ * Why a bit in the word and not a count of sleepers beside it (the
+ * version before): decremented by each sleeper after it woke, the count
+ * stayed up while a sleeper was preempted between its count and its wait,
+ * or woken and waiting for a CPU, and each bump meanwhile made a
+ * FUTEX_WAKE for nobody: about one per synchronize call with 4 updaters
+ * on a loaded machine (doc/runs/2026-12-06-issue38-wake.txt).  And a
+ * count taken by the waker (exchange to 0) loses wake-ups: a bump whose
+ * increment came before a sleeper read the event may take that sleeper's
+ * count, and the bump it needs then sees none (model/wake.pml found it,
+ * WAKECOUNT, before it shipped; the model checks this protocol's every
+ * wait ends).  A bit of the futex word itself cannot be taken by a bump
+ * the sleeper did not wait for: its futex wait compares the whole word.
+ */
+static inline void srcu__combine_bump_event(unsigned int *event, bool pshared)
 {
-	/* Seq-cst RMW, then the sleeper count: pairs with the sleepers'
-	 * seq-cst increment before their futex wait (store buffering: one
-	 * of the two sees the other).  (A flag that the waker clears would
-	 * save wake-ups but lose some: a sleeper about to wait on the new
-	 * value would miss the wake-up that cleared its flag.) */
-	__atomic_fetch_add(event, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST))
+	/* Seq-cst (release, at least): a caller whose event read (acquire)
+	 * sees the bump sees the unit's end and the lock's release before
+	 * it.  The mark and its clearing are RMWs of this word, ordered by
+	 * it; the clearing is relaxed: the wake-up after it is the futex's,
+	 * whose wait compares the whole word (a sleeper that marked the new
+	 * value after the clearing sees its mark gone and does not sleep). */
+	unsigned int old = __atomic_fetch_add(event, SRCU__EVENT_STEP, __ATOMIC_SEQ_CST);
+
+	if (old & SRCU__EVENT_SLEEPERS) {
+		__atomic_fetch_and(event, ~SRCU__EVENT_SLEEPERS, __ATOMIC_RELAXED);
 		srcu__backend_futex_wake(event, INT_MAX, pshared);
+	}
 }
 
 /* Bump the combiner's event and wake its sleepers. */
 static inline void srcu__combine_bump(const struct srcu__combiner *c)
 {
-	srcu__combine_bump_event(c->event, c->sleepers, c->pshared);
+	srcu__combine_bump_event(c->event, c->pshared);
 }
 
 /* Has seq reached s?  Acquire: pairs with srcu__combine_end()'s release. */
@@ -114,11 +142,12 @@ static inline bool srcu__combine_done(const struct srcu__combiner *c, unsigned l
 	return srcu__seq_done(load_acquire(c->seq), s);
 }
 
-/* The event's value, to wait for it to move (acquire, before a look at
- * seq: a unit that ends after the look bumps it after its end). */
+/* The event's count, to wait for it to move (acquire, before a look at
+ * seq: a unit that ends after the look bumps it after its end); without
+ * the sleepers' mark, which moves nothing. */
 static inline unsigned int srcu__combine_event(const struct srcu__combiner *c)
 {
-	return load_acquire(c->event);
+	return load_acquire(c->event) & ~SRCU__EVENT_SLEEPERS;
 }
 
 /* The end of the unit begun at seq: seq's end (release).  The event is

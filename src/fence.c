@@ -63,10 +63,10 @@ int64_t srcu__fence_pace_max_ns = 1000 * 1000L;   /* tests may lengthen it */
 struct service {
 	/* The combiner's words (combine.c): membarriers counted, state 1
 	 * while one runs; the lock (1: a caller runs membarriers); the event
-	 * (bumped when the runner leaves) and its sleepers. */
+	 * (bumped when the runner leaves; its sleepers' mark). */
 	unsigned long seq;
 	srcu__u64 lock;
-	unsigned int event, sleepers;
+	unsigned int event;
 	bool global;              /* GLOBAL_EXPEDITED, not PRIVATE_EXPEDITED */
 	unsigned long membarriers;/* run (statistics) */
 	unsigned long requests;   /* heavy fences asked for (statistics) */
@@ -84,7 +84,6 @@ static const struct srcu__combine_ops fence_ops;
 
 #define SERVICE(fs, is_global) { .global = (is_global), .c = {			\
 	.seq = &(fs).seq, .lock = &(fs).lock, .event = &(fs).event,		\
-	.sleepers = &(fs).sleepers,						\
 	.pshared = false } }
 static struct service private_fs = SERVICE(private_fs, false),
 		      global_fs = SERVICE(global_fs, true);

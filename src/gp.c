@@ -548,8 +548,8 @@ struct gp_call {
 
 static const struct srcu__combine_ops gp_ops;
 
-/* sp's combiner: gp_seq and gp_lock on the runner's line, the event and
- * its sleepers on the waiters' (layout.h); shared futexes for a
+/* sp's combiner: gp_seq and gp_lock on the runner's line, the event
+ * (and its sleepers' mark) on the waiters' (layout.h); shared futexes for a
  * shared domain, whose words are in its file. */
 static void gp_combiner(struct srcu_struct *sp, struct srcu__combiner *c)
 {
@@ -560,7 +560,6 @@ static void gp_combiner(struct srcu_struct *sp, struct srcu__combiner *c)
 	c->seq = &d->gp_seq;
 	c->lock = &d->gp_lock;
 	c->event = &d->gp_event;
-	c->sleepers = &d->gp_event_waiters;
 	c->pshared = shared(sp);
 }
 
@@ -726,9 +725,9 @@ void srcu__gp_unlock(struct srcu_struct *sp)
 			    (int)getpid(), srcu__report_name(sp, n, sizeof(n)));
 	/* A waiter whose GP is not done takes over.  The bump alone, as
 	 * srcu__combine_bump() makes it (pairs with the sleepers'
-	 * increment-then-sleep in srcu__combine_sleep()), without building
+	 * mark-then-sleep in srcu__combine_sleep()), without building
 	 * the whole combiner. */
-	srcu__combine_bump_event(&d->gp_event, &d->gp_event_waiters, pshared);
+	srcu__combine_bump_event(&d->gp_event, pshared);
 }
 
 /* ---- waiting for gp_seq: combine.c's ops ---- */

@@ -58,8 +58,7 @@ struct srcu__domain {
 	 * per GP end (with the GP's timing), so that waiting callers do not
 	 * take the runner's line at every step. */
 	SRCU__LINE_GROUP(waiters_line,
-	unsigned int gp_event;        /* futex: bumped when the runner leaves */
-	unsigned int gp_event_waiters;/* callers sleeping on gp_event (atomic) */
+	unsigned int gp_event;        /* futex: bumped when the runner leaves (combine.h) */
 	unsigned int gp_heavy;        /* the last check needed a membarrier */
 	/* Update-side callers inside (srcu__gp_enter()), and a bit that
 	 * cleanup_srcu_struct() holds while it decides (private domains). */

@@ -106,8 +106,11 @@ static void test_shared_and_full(void)
 static struct srcu_struct held;
 static int reader_ending, callers_ready;
 
+static pid_t caller_tid[CALLERS];
+
 static void *call_synchronize(void *arg)
 {
+	__atomic_store_n(&caller_tid[(uintptr_t)arg], (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
 	__atomic_fetch_add(&callers_ready, 1, __ATOMIC_SEQ_CST);
 	if ((uintptr_t)arg % 2)
 		synchronize_srcu_expedited(&held);
@@ -117,13 +120,40 @@ static void *call_synchronize(void *arg)
 	return (void *)(uintptr_t)flag_get(&reader_ending);
 }
 
+/* The callers asleep (state S in /proc: blocked in a futex wait, which
+ * inside synchronize comes only after the snapshot); -1 when /proc does
+ * not say. */
+static int callers_asleep(void)
+{
+	int asleep = 0;
+
+	for (int i = 0; i < CALLERS; i++) {
+		char path[64], buf[256], *close_paren;
+		pid_t tid = __atomic_load_n(&caller_tid[i], __ATOMIC_SEQ_CST);
+		FILE *f;
+
+		if (!tid)
+			return 0;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+		if (!(f = fopen(path, "r")))
+			return -1;
+		close_paren = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (!close_paren || close_paren[1] != ' ')
+			return -1;
+		asleep += close_paren[2] == 'S';
+	}
+	return asleep;
+}
+
 /*
  * Bugs caught: no sharing (one grace period per caller), and a caller
  * served by a grace period that does not wait for a reader that was
  * inside before the call.  Deterministic: a reader holds the domain while
  * CALLERS threads call synchronize; once one of them runs the grace
- * period and all the others sleep behind it (the domain's own waiter
- * count says so), the reader leaves.  Every call needs at most the
+ * period, asleep on the reader, and all the others sleep behind it (their
+ * threads' state in /proc says so: the domain marks its event word when
+ * anyone sleeps on it, but counts nobody), the reader leaves.  Every call needs at most the
  * running grace period and the one after it, so 2 grace periods must
  * serve all CALLERS calls.
  */
@@ -138,9 +168,19 @@ static void test_gp_sharing_counted(void)
 	before = srcu_batches_completed(&held);
 	for (i = 0; i < CALLERS; i++)
 		t[i] = spawn(call_synchronize, (void *)(uintptr_t)i);
-	while (__atomic_load_n(&srcu__dom_area(&held)->gp_event_waiters, __ATOMIC_SEQ_CST) < CALLERS - 1 ||
-	       !__atomic_load_n(&srcu__dom_area(&held)->gp_lock, __ATOMIC_SEQ_CST))
+	for (;;) {
+		int asleep = callers_asleep();
+
+		if (asleep < 0) {   /* no /proc: a long pause instead */
+			printf("no thread states in /proc: waiting 1 s for the callers to sleep\n");
+			sleep_us(1000 * 1000);
+			break;
+		}
+		if (asleep == CALLERS &&   /* the runner asleep on the reader */
+		    __atomic_load_n(&srcu__dom_area(&held)->gp_lock, __ATOMIC_SEQ_CST))
+			break;
 		sleep_us(100);
+	}
 	CHECK_EQ(srcu_batches_completed(&held), before);   /* all still held up */
 	flag_set(&reader_ending);
 	srcu_read_unlock(&held, idx);

@@ -8,10 +8,12 @@
  *     membarrier, else fences), as SRCU_BACKEND would fix it;
  *   - membarrier() is a full fence that lands in every other reader
  *     thread at a point of the checker's choosing (the IPI model below);
- *   - a futex wait blocks until the word differs from the value it was
- *     given (a spin on the word, which GenMC turns into an await and,
- *     with --check-liveness, reports when it can never end); a wake-up
- *     does nothing more (the waiter sees the store);
+ *   - a futex wait returns at once if the word differs from the value
+ *     it was given, else blocks until the word moves (a spin on the word,
+ *     which GenMC turns into an await and, with --check-liveness,
+ *     reports when it can never end); a wake-up does nothing more (the
+ *     waiter sees the store), so who wakes whom is not checked here but
+ *     in model/wake.pml (Spin);
  *   - the clock is logical: each read a millisecond later than this
  *     thread's last, so that bounded spins end after one look.
  *
@@ -175,8 +177,15 @@ int srcu__backend_futex_wait(unsigned int *addr, unsigned int val, int64_t deadl
 	(void)deadline_ns;
 	(void)pshared;
 	/* Relaxed, as the kernel's read of the word; the callers' own
-	 * accesses order the rest. */
-	while (__atomic_load_n(addr, __ATOMIC_RELAXED) == val)
+	 * accesses order the rest.  The spin compares the value read here,
+	 * not val: GenMC 0.11's spin-assume pass crashes (LLVM's
+	 * DominatorTree) on a spin against a value its caller computed, as
+	 * combine.c's marked event (ev | SRCU__EVENT_SLEEPERS). */
+	unsigned int now = __atomic_load_n(addr, __ATOMIC_RELAXED);
+
+	if (now != val)
+		return 0;   /* EAGAIN */
+	while (__atomic_load_n(addr, __ATOMIC_RELAXED) == now)
 		;
 	return 0;
 }

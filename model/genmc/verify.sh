@@ -44,6 +44,9 @@ wait_at() {
 	' "$1"
 }
 
+# liveness: GenMC's liveness check, on but for the runs where callers
+# sleep on a combiner's event (below, and doc/verification.md).
+liveness=--check-liveness
 run() {
 	name=$1 expect=$2 model=$3 file=$4
 	shift 4
@@ -51,7 +54,7 @@ run() {
 	t0=$(date +%s)
 	rc=0
 	# shellcheck disable=SC2086
-	timeout "$limit" "$genmc" --disable-estimation --check-liveness --disable-instruction-caching \
+	timeout "$limit" "$genmc" --disable-estimation $liveness --disable-instruction-caching \
 		${GENMC_OPTS:-} --"$model" -- -DSRCU_NO_ASM -I"$root/include" -I"$root/src" \
 		-gline-tables-only -w "$@" "$here/$file" >"$log" 2>&1 || rc=$?
 	secs=$(($(date +%s) - t0))
@@ -116,14 +119,21 @@ run gp-1reader-membarrier-past-dense-reclaim verified rc11 gp_guarantee.c -DVERI
 # The updater's cookie served by a grace period another thread runs
 # (-DPOLL_BESIDE): the caller's snapshot against that GP's start.
 run gp-1reader-polled-beside verified rc11 gp_guarantee.c -DPOLL_BESIDE
-# Two updaters: their grace periods shared, each caller's wait ended (no
+# Two updaters: their grace periods shared (no
 # reader inside, so the guarantee is not at stake here); then on the
 # membarrier backend, with an idle reader's record owned, so that every
 # check's A is a membarrier through the fence service, which serves the
 # two callers together.
+# Without GenMC's liveness check: a caller that sleeps on the event marks
+# it (combine.c), and GenMC 0.11 then reports its futex wait as never
+# ending right after the wait read the value that ends it (a spin-assume
+# block kept after a revisit: doc/verification.md).  Every such wait's end
+# is model/wake.pml's (Spin); these runs check the rest.
+liveness=
 run gp-2updaters-fence verified rc11 gp_guarantee.c -DREADERS=0 -DUPDATERS=2
 run gp-2updaters-membarrier-shared verified rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
 	-DIDLE_READER -DREADERS=0 -DUPDATERS=2
+liveness=--check-liveness
 # Each broken variant the scenarios catch (doc/verification.md's table
 # says which letters no scenario here catches yet, and why).
 run gp-1reader-fence-without-N caught rc11 gp_guarantee.c -DSRCU_VERIFY_DROP=SRCU__MB_N
@@ -139,10 +149,12 @@ run gp-1reader-polled-beside-without-S caught rc11 gp_guarantee.c -DPOLL_BESIDE 
 	-DSRCU_VERIFY_DROP=SRCU__MB_S
 # The fence service: two callers served by its shared membarriers, a
 # thread without fences beside them; every caller served as by its own
-# membarrier, every wait ended.
+# membarrier (every wait's end: model/wake.pml, as above).
+liveness=
 run fence-service-shared verified rc11 fence_service.c -DVERIFY_MEMBARRIER
 run fence-service-shared-without-FS caught rc11 fence_service.c -DVERIFY_MEMBARRIER \
 	-DSRCU_VERIFY_DROP=SRCU__MB_FS
+liveness=--check-liveness
 # Fences shown redundant (doc/verification.md says why each is kept):
 # without them the scenario that reaches them still verifies.
 run gp-1reader-polled-at-once-without-F verified rc11 gp_guarantee.c -DPOLL_BESIDE -DNO_WAIT \
@@ -152,8 +164,10 @@ run gp-1reader-polled-beside-without-D verified rc11 gp_guarantee.c -DPOLL_BESID
 run gp-1reader-backend-switch-without-D verified rc11 gp_guarantee.c -DVERIFY_SWITCH \
 	-DSRCU_VERIFY_DROP=SRCU__MB_D
 # FE for two callers (three reach the case model/litmus/FE-next covers).
+liveness=
 run fence-service-shared-without-FE verified rc11 fence_service.c -DVERIFY_MEMBARRIER \
 	-DSRCU_VERIFY_DROP=SRCU__MB_FE
+liveness=--check-liveness
 # R and N cover each other on a thread's first section (both follow its
 # record's claim): without both, the reader reads the freed object.
 run gp-1reader-membarrier-without-R-and-N caught rc11 gp_guarantee.c -DVERIFY_MEMBARRIER \
