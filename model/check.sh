@@ -94,8 +94,13 @@ verify fail "fence service: no fence A (store buffers)" -DNOFENCE
 MODEL=wake.pml
 verify pass "wake-ups: 3 callers x 2 calls" -DCALLERS=3 -DCALLS=2
 verify pass "wake-ups: 2 callers x 4 calls" -DCALLERS=2 -DCALLS=4
+verify pass "wake-ups: sleepers that leave their wait early" -DTIMEOUT -DCALLERS=2 -DCALLS=3
+verify pass "wake-ups: a waker stalled before its wake-up" -DSTALL -DCALLERS=3 -DCALLS=1
+verify pass "wake-ups: a waker stalled, 2 callers x 3 calls" -DSTALL -DCALLERS=2 -DCALLS=3
 verify fail "wake-ups: the waker takes a count of sleepers" -DWAKECOUNT
+verify fail "wake-ups: the add and the clear as two RMWs" -DSPLIT -DSTALL -DCALLERS=3 -DCALLS=1
 verify fail "wake-ups: the mark read before the bump" -DCHECK_FIRST
+verify fail "wake-ups: the same, with sleepers that leave early" -DCHECK_FIRST -DTIMEOUT
 verify fail "wake-ups: one sleeper woken for the mark" -DWAKE_ONE
 [ $status = 0 ] && echo "model: PASS" || echo "model: FAIL"
 exit $status

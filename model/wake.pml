@@ -20,23 +20,38 @@
  * the executions.  A lost wake-up leaves a caller asleep when every other
  * has returned: an invalid end state, which pan reports.
  *
+ * STALL lets one waker stop before its FUTEX_WAKE, until every other caller
+ * has returned, if it owes no sleeper (none is queued on the value it
+ * replaced): a protocol in which a sleeper depends on a waker it did not
+ * wait for fails then (an adversarial review's variant, 2026-12-06).
+ * STALL_POINT chooses: stall (at most one waker in a run) or go on.
+ * TIMEOUT lets sleepers leave their futex wait early, LEAVES times in a
+ * run (a deadline, a signal, a spurious wake-up): a bounded number, so
+ * that a sleeper that is never woken still ends the run asleep (check.sh
+ * requires CHECK_FIRST caught with TIMEOUT too).
+ *
  * Other protocols:
- *   OLD_COUNT   before issue 38 (not in check.sh: 11,504,260 states, 46 s,
- *               no error, 3 callers x 2 calls, 2026-12-06): a count of sleepers beside the word, the
- *               sleeper's own increment before its wait and decrement
- *               after it, the waker's wake-up whenever the count is not
- *               0.  Correct, but each bump while a sleeper was preempted
- *               between its count and its wait made a FUTEX_WAKE for
- *               nobody.
+ *   OLD_COUNT   before issue 38 (not in check.sh: 3 callers x 2 calls, 19,104,814
+ *               states, no error, 2026-12-06): a count of
+ *               sleepers beside the word, the sleeper's own increment
+ *               before its wait and decrement after it, the waker's
+ *               wake-up whenever the count is not 0.  Correct, but each
+ *               bump while a sleeper was preempted between its count and
+ *               its wait made a FUTEX_WAKE for nobody.
  * Broken variants, which check.sh requires caught:
  *   WAKECOUNT   that count taken by the waker (exchange to 0) instead of
  *               the sleeper's decrement: a bump whose add came before a
  *               sleeper read the event takes that sleeper's count, and the
  *               bump the sleeper waits for sees none.  Tried for issue 38,
  *               found here before it shipped.
- *   CHECK_FIRST the mark read before the add: a sleeper that marks
- *               between the two is asleep on the marked old value, which
- *               the add replaces without a wake-up.
+ *   SPLIT       the add and the clear as two RMWs (commit b303359): between
+ *               them the new value carries the old mark, a new sleeper
+ *               takes it for another's and sleeps on it, and the clear
+ *               leaves it to that waker's wake-up, not to the bump it waits
+ *               for.  Caught with STALL (the review's finding).
+ *   CHECK_FIRST the mark read before the bump: a sleeper that marks
+ *               between the two is asleep on a value the bump replaces
+ *               without a wake-up.
  *   WAKE_ONE    FUTEX_WAKE of one sleeper: the cleared mark stood for all.
  *
  * SPDX-License-Identifier: MIT
@@ -49,6 +64,9 @@
 #define CALLS 2
 #endif
 
+#ifndef LEAVES
+#define LEAVES 2
+#endif
 #define SLEEPERS 1
 #define STEP     2
 
@@ -56,8 +74,34 @@ byte seq;          /* 2 * units ended, + 1 while one runs */
 bit  lock;
 byte event;        /* the futex word: bumps * STEP | SLEEPERS */
 bit  queued[CALLERS];   /* on the futex's queue */
+byte slept_on[CALLERS]; /* the value each queued on */
+byte returned;     /* callers done with all their calls */
+byte leaves = LEAVES; /* TIMEOUT: early leaves of a futex wait still allowed */
+bit  stalled;      /* STALL: a waker has stopped */
 #if defined(OLD_COUNT) || defined(WAKECOUNT)
 byte sleepers;
+#endif
+
+/* STALL: the point before a waker's FUTEX_WAKE where it may stop until
+ * every other caller has returned, if no sleeper is queued on the value
+ * old it replaced (marked or not). */
+#ifdef STALL
+#define STALL_POINT \
+	d_step { \
+		owed = 0; k = 0; \
+		do \
+		:: k < CALLERS -> \
+			if :: queued[k] && (slept_on[k] == (old | SLEEPERS) || slept_on[k] == old) -> owed = 1 \
+			   :: else -> skip fi; \
+			k++ \
+		:: else -> k = 0; break \
+		od \
+	}; \
+	if :: atomic { !stalled && !owed -> stalled = 1 }; (returned == CALLERS - 1) \
+	   :: skip fi; \
+	owed = 0
+#else
+#define STALL_POINT skip
 #endif
 
 /* FUTEX_WAKE of every sleeper (INT_MAX); WAKE_ONE: the first queued. */
@@ -78,18 +122,26 @@ inline futex_wake()
 }
 
 /* The futex wait: compare and queue in one step; then asleep until a
- * wake-up takes it off the queue. */
+ * wake-up takes it off the queue (TIMEOUT: or until it leaves). */
 inline futex_wait(val)
 {
-	atomic { if :: event == (val) -> queued[me] = 1 :: else -> skip fi };
+	atomic { if :: event == (val) -> queued[me] = 1; slept_on[me] = val :: else -> skip fi };
+#ifdef TIMEOUT
+	if
+	:: (queued[me] == 0)
+	:: atomic { queued[me] == 1 && leaves > 0 -> queued[me] = 0; leaves-- }
+	fi
+#else
 	(queued[me] == 0)
+#endif
 }
 
 /* srcu__combine_bump_event(), after the lock's release. */
 inline bump()
 {
 #if defined(OLD_COUNT)
-	event = event + STEP;
+	d_step { old = event; event = event + STEP };
+	STALL_POINT;
 	if :: sleepers > 0 -> futex_wake() :: else -> skip fi
 #elif defined(WAKECOUNT)
 	event = event + STEP;
@@ -99,19 +151,19 @@ inline bump()
 		if :: old > 0 -> futex_wake() :: else -> skip fi
 	:: else -> skip
 	fi
-#elif defined(CHECK_FIRST)
-	old = event;
-	event = event + STEP;
-	if
-	:: old & SLEEPERS -> event = event & ~SLEEPERS; futex_wake()
-	:: else -> skip
-	fi
-#else
+#elif defined(SPLIT)
 	d_step { old = event; event = event + STEP };   /* fetch_add */
 	if
-	:: old & SLEEPERS -> event = event & ~SLEEPERS; futex_wake()   /* fetch_and */
+	:: old & SLEEPERS -> event = event & ~SLEEPERS; STALL_POINT; futex_wake()   /* fetch_and */
 	:: else -> skip
 	fi
+#elif defined(CHECK_FIRST)
+	old = event;
+	event = (event + STEP) & ~SLEEPERS;
+	if :: old & SLEEPERS -> STALL_POINT; futex_wake() :: else -> skip fi
+#else
+	d_step { old = event; event = (event + STEP) & ~SLEEPERS };   /* the CAS loop */
+	if :: old & SLEEPERS -> STALL_POINT; futex_wake() :: else -> skip fi
 #endif
 	old = 0
 }
@@ -140,7 +192,7 @@ inline sleep()
 proctype caller(byte me)
 {
 	byte calls = CALLS, s, ev, k, old;
-	bit marked;
+	bit marked, owed;
 
 	do
 	:: calls > 0 ->
@@ -164,7 +216,8 @@ proctype caller(byte me)
 		od;
 		calls--
 	:: else -> break
-	od
+	od;
+	returned++
 }
 
 init

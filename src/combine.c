@@ -23,7 +23,8 @@ void srcu__combine_sleep(const struct srcu__combiner *c, unsigned int ev, int64_
 	/* Mark the word, then sleep on the marked value: the bump is an RMW
 	 * of the same word, so it sees the mark and wakes us, or came first
 	 * and the CAS fails (srcu__combine_bump_event()).  A CAS that finds
-	 * the value marked already (another sleeper's mark) sleeps too.
+	 * the value marked already (another sleeper's mark, or this caller's
+	 * own from a wait that timed out: a bump leaves none) sleeps too.
 	 * Relaxed: the caller's look at seq came after its acquire of ev,
 	 * and it looks again after the wait. */
 	if (!__atomic_compare_exchange_n(c->event, &seen, marked, false, __ATOMIC_RELAXED,

@@ -94,40 +94,48 @@ SRCU__HIDDEN void srcu__combine_fork_child(const struct srcu__combiner *c);
 /*
  * Bump the event word and wake its sleepers.  A sleeper marks the word
  * (SRCU__EVENT_SLEEPERS, a CAS from the value it read) and sleeps on the
- * marked value (srcu__combine_sleep()); the bump is an RMW of the same
- * word, so the two are ordered: a mark before the bump is in the value
- * the bump replaces, and it wakes; a mark after it fails (the value
- * moved) or marks the new value, which the next bump wakes.  The bump
- * that sees the mark clears it: a sleeper is woken once, not by every
- * bump until it has run.
+ * marked value (srcu__combine_sleep()); the bump adds and clears the mark
+ * in one RMW of the same word, so the two are ordered: a mark before the
+ * bump is in the value the bump replaces, and it wakes; a mark after it
+ * fails (the value moved) or marks the new value, which the next bump
+ * sees.  A marked value is always a sleeper's mark, never one a bump left
+ * behind, so a sleeper is woken by the first bump after its mark at the
+ * latest (a late FUTEX_WAKE of an earlier bump may wake it before: it
+ * looks, and sleeps again).
  *
- * Why a bit in the word and not a count of sleepers beside it (the
- * version before): decremented by each sleeper after it woke, the count
- * stayed up while a sleeper was preempted between its count and its wait,
- * or woken and waiting for a CPU, and each bump meanwhile made a
- * FUTEX_WAKE for nobody: about one per synchronize call with 4 updaters
- * on a loaded machine (doc/runs/2026-12-06-issue38-wake.txt).  And a
- * count taken by the waker (exchange to 0) loses wake-ups: a bump whose
+ * Why one RMW: the add and the clear as two (commit b303359) left the old
+ * mark on the new value between them; a caller that read the new value
+ * took it for another sleeper's mark and slept on it, and the clear made
+ * its wake-up that waker's, not the next bump's: with that waker
+ * preempted before its FUTEX_WAKE, the caller slept past the bump it
+ * waited for (model/wake.pml's SPLIT with STALL; an adversarial review).
+ *
+ * Why a mark in the word and not a count of sleepers beside it (the
+ * version before issue 38): decremented by each sleeper after it woke,
+ * the count stayed up while a sleeper was preempted between its count and
+ * its wait, or woken and waiting for a CPU, and each bump meanwhile made a
+ * FUTEX_WAKE for nobody: about one per synchronize call with 4 updaters on
+ * a loaded machine (doc/runs/2026-12-06-issue38-wake.txt).  And a count
+ * taken by the waker (exchange to 0) loses wake-ups: a bump whose
  * increment came before a sleeper read the event may take that sleeper's
  * count, and the bump it needs then sees none (model/wake.pml found it,
- * WAKECOUNT, before it shipped; the model checks this protocol's every
- * wait ends).  A bit of the futex word itself cannot be taken by a bump
- * the sleeper did not wait for: its futex wait compares the whole word.
+ * WAKECOUNT, before it shipped; the model checks that this protocol's
+ * every wait ends).
  */
 static inline void srcu__combine_bump_event(unsigned int *event, bool pshared)
 {
+	unsigned int old = __atomic_load_n(event, __ATOMIC_RELAXED);
+
 	/* Seq-cst (release, at least): a caller whose event read (acquire)
 	 * sees the bump sees the unit's end and the lock's release before
-	 * it.  The mark and its clearing are RMWs of this word, ordered by
-	 * it; the clearing is relaxed: the wake-up after it is the futex's,
-	 * whose wait compares the whole word (a sleeper that marked the new
-	 * value after the clearing sees its mark gone and does not sleep). */
-	unsigned int old = __atomic_fetch_add(event, SRCU__EVENT_STEP, __ATOMIC_SEQ_CST);
-
-	if (old & SRCU__EVENT_SLEEPERS) {
-		__atomic_fetch_and(event, ~SRCU__EVENT_SLEEPERS, __ATOMIC_RELAXED);
+	 * it.  A retry only when a sleeper's mark or another bump came
+	 * between the load and the CAS. */
+	while (!__atomic_compare_exchange_n(event, &old,
+					    (old + SRCU__EVENT_STEP) & ~SRCU__EVENT_SLEEPERS,
+					    false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;
+	if (old & SRCU__EVENT_SLEEPERS)
 		srcu__backend_futex_wake(event, INT_MAX, pshared);
-	}
 }
 
 /* Bump the combiner's event and wake its sleepers. */

@@ -19,7 +19,7 @@
  * its counters where the block's first id has them in a thread's table
  * (offset 0), its owner at SRCU__SHM_OWNER_OFFSET. */
 #define SRCU__SHM_MAGIC          "SRCUSHM"
-#define SRCU__SHM_VERSION        4u   /* 4: sleepers marked in gp_event */
+#define SRCU__SHM_VERSION        5u   /* 5: sleepers marked in gp_event, one-RMW bump */
 /* The data model of the processes that may share the file: the width of
  * a long (every counter, sequence and statistics word of the domain and
  * the slots) and the byte order.  A process of another model could

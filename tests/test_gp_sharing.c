@@ -176,9 +176,15 @@ static void test_gp_sharing_counted(void)
 			sleep_us(1000 * 1000);
 			break;
 		}
+		/* Twice, 20 ms apart: a thread asleep for another reason (a
+		 * lock of the dynamic linker's or of a sanitizer's runtime)
+		 * is so only briefly. */
 		if (asleep == CALLERS &&   /* the runner asleep on the reader */
-		    __atomic_load_n(&srcu__dom_area(&held)->gp_lock, __ATOMIC_SEQ_CST))
-			break;
+		    __atomic_load_n(&srcu__dom_area(&held)->gp_lock, __ATOMIC_SEQ_CST)) {
+			sleep_us(20 * 1000);
+			if (callers_asleep() == CALLERS)
+				break;
+		}
 		sleep_us(100);
 	}
 	CHECK_EQ(srcu_batches_completed(&held), before);   /* all still held up */
