@@ -21,9 +21,10 @@
  *   yields gave the holder's CPU away (srcu-bench figure 12 with
  *   --background-load: 2 updaters at 0.21-0.27x urcu-memb's calls/s
  *   gathering, 0.97-1.26x without; doc/runs/2026-12-06-issue38-gather.txt).
- *   And the event is bumped after the unlock, not at the unit's end: a waiter woken
- *   while the holder still held the lock, on the holder's CPU, took the
- *   CPU from it and, if it asked again, found the lock held and slept.
+ *   And the event is bumped after the unlock, not at the unit's end: a
+ *   waiter woken while the holder still held the lock, on the holder's
+ *   CPU, took the CPU from it and, if it asked again, found the lock held
+ *   and slept.
  *
  * The fences and their letters are the owner's: gp.c's P, S and F,
  * fence.c's FS, FM and FE (doc/design.md, "Sharing grace periods" and

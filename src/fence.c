@@ -317,15 +317,10 @@ void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests)
 
 /* In a fork child: the other threads, a running membarrier among them,
  * are gone. */
-static void service_fork_child(struct service *fs)
-{
-	srcu__combine_fork_child(&fs->c);
-}
-
 void srcu__fence_fork_child(void)
 {
-	service_fork_child(&private_fs);
-	service_fork_child(&global_fs);
+	srcu__combine_fork_child(&private_fs.c);
+	srcu__combine_fork_child(&global_fs.c);
 }
 
 bool srcu__slot_extra_confirmed(struct srcu__slot *s, int idx, bool global)

@@ -746,12 +746,12 @@ static void gp_unlock(void *arg)
 }
 
 /* Wait for the next gp_lock release (after a GP's end, or a holder's
- * leave).  Spin briefly first: a GP of local fences takes well under a microsecond, much less than a futex
- * sleep and wake-up.  Not while GPs use membarrier: it would have to
- * interrupt this spinning CPU (10-12 us instead of 0.5), so waiters sleep
- * and leave their CPUs idle.  A shared domain's holder may die and never
- * bump gp_event: its waiters wake up now and then (patience_ns, doubling)
- * and see whether it is alive. */
+ * leave).  Spin briefly first: a GP of local fences takes well under a
+ * microsecond, much less than a futex sleep and wake-up.  Not while GPs
+ * use membarrier: it would have to interrupt this spinning CPU (10-12 us
+ * instead of 0.5), so waiters sleep and leave their CPUs idle.  A shared
+ * domain's holder may die and never bump gp_event: its waiters wake up
+ * now and then (patience_ns, doubling) and see whether it is alive. */
 static bool wait_for_gp_event(void *arg, unsigned int ev)
 {
 	struct gp_call *call = arg;

@@ -126,6 +126,25 @@ static inline void *sync_thread(void *arg)
 
 /* A memfd for a process-shared domain's file (doc/shared.md), and a
  * domain created in it: either failing fails the test (the error said). */
+/* The state letter of thread tid of this process ('S': asleep), from
+ * /proc; '?' when /proc does not say. */
+static inline char thread_state(int tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
 static inline int new_memfd(void)
 {
 	int fd = (int)syscall(SYS_memfd_create, "srcu-test", 0);

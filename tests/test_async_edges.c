@@ -186,24 +186,6 @@ static void *barrier_waiter(void *arg)
 	return NULL;
 }
 
-/* The state letter of thread tid ('S': asleep), from /proc. */
-static char thread_state(int tid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return '?';
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
 static void test_fork_in_barrier_handler(void)
 {
 	struct hold_arg held = { .sp = &fdom };   /* holds the callbacks' GP */

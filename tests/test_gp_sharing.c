@@ -128,20 +128,14 @@ static int callers_asleep(void)
 	int asleep = 0;
 
 	for (int i = 0; i < CALLERS; i++) {
-		char path[64], buf[256], *close_paren;
 		pid_t tid = __atomic_load_n(&caller_tid[i], __ATOMIC_SEQ_CST);
-		FILE *f;
+		char state;
 
 		if (!tid)
 			return 0;
-		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-		if (!(f = fopen(path, "r")))
+		if ((state = thread_state((int)tid)) == '?')
 			return -1;
-		close_paren = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-		fclose(f);
-		if (!close_paren || close_paren[1] != ' ')
-			return -1;
-		asleep += close_paren[2] == 'S';
+		asleep += state == 'S';
 	}
 	return asleep;
 }
