@@ -749,7 +749,10 @@ static void gp_unlock(void *arg)
  * leave).  Spin briefly first: a GP of local fences takes well under a
  * microsecond, much less than a futex sleep and wake-up.  Not while GPs
  * use membarrier: it would have to interrupt this spinning CPU (10-12 us
- * instead of 0.5), so waiters sleep and leave their CPUs idle.  A shared
+ * instead of 0.5), so waiters sleep and leave their CPUs idle, after one
+ * sched_yield() while the membarriers show that yields interrupt nobody
+ * (fence.c, "Yield or sleep": loaded, the yield often outlasts the GP and
+ * saves the sleep and its wake-up).  A shared
  * domain's holder may die and never bump gp_event: its waiters wake up
  * now and then (patience_ns, doubling) and see whether it is alive. */
 static bool wait_for_gp_event(void *arg, unsigned int ev)
@@ -758,9 +761,14 @@ static bool wait_for_gp_event(void *arg, unsigned int ev)
 	struct srcu_struct *sp = call->sp;
 	int64_t until = -1;
 
-	if (!load_relaxed(&srcu__dom(sp)->gp_heavy) &&
-	    srcu__combine_spin(&call->c, ev, SHARE_SPIN_NS, SHARE_PAUSE_NS))
-		return false;
+	if (!load_relaxed(&srcu__dom(sp)->gp_heavy)) {
+		if (srcu__combine_spin(&call->c, ev, SHARE_SPIN_NS, SHARE_PAUSE_NS))
+			return false;
+	} else if (srcu__fence_waiters_may_yield(shared(sp))) {
+		sched_yield();
+		if (srcu__combine_event(&call->c) != ev)
+			return false;
+	}
 	if (shared(sp))
 		until = now_ns() + call->patience_ns;
 	srcu__combine_sleep(&call->c, ev, late_until(call->dl, until));

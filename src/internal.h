@@ -357,6 +357,26 @@ SRCU__HIDDEN void srcu__fence_heavy(void);
  * registered for global membarrier (all attached processes).  A service
  * of its own, shared the same way. */
 SRCU__HIDDEN void srcu__fence_heavy_global(void);
+/* Whether a grace period's waiters (gp.c's wait_for_gp_event()) may yield
+ * their CPU once before they sleep, judged from what the membarriers of
+ * the service the domain uses (global: shared domains) cost (fence.c,
+ * "Yield or sleep"). */
+SRCU__HIDDEN bool srcu__fence_waiters_may_yield(bool global);
+/* The judge itself, exposed for test_fence: one window of membarriers at
+ * a time, each noted with whether it interrupted a running thread.
+ * Relaxed words: a patient caller's membarrier, outside the service's
+ * lock, may race the holder's note, and a lost count only moves a
+ * heuristic's decision by one window. */
+struct srcu__yield_judge {
+	unsigned int seen;           /* membarriers noted in this window */
+	unsigned int interrupting;   /* of them, those that interrupted a thread */
+	unsigned int sleep_windows;  /* windows left in which waiters do not yield */
+	unsigned int backoff;        /* the last such run of windows; 0 after one that passed */
+};
+#define SRCU__YIELD_WINDOW 64          /* membarriers judged together */
+#define SRCU__YIELD_BACKOFF_MAX 64     /* windows: ~4 k membarriers */
+SRCU__HIDDEN void srcu__yield_judge_note(struct srcu__yield_judge *j, bool interrupting);
+SRCU__HIDDEN bool srcu__yield_judge_allows(const struct srcu__yield_judge *j);
 /* When a paced (normal) grace period may issue its next membarrier:
  * CLOCK_MONOTONIC ns, or 0 for now. */
 SRCU__HIDDEN int64_t srcu__fence_paced_until(void);

@@ -13,6 +13,12 @@
  * same scenario with EARLYFENCE and requires that it sees the violation:
  * proof that it can fail.
  *
+ * The yield judge (fence.c, "Yield or sleep"), driven with made-up
+ * windows.  Bugs caught: a judge that lets waiters yield while most
+ * membarriers interrupt a thread (on a quiet machine, 4 updaters' calls/s
+ * halve), one that never lets them try again (loaded, they lose about
+ * 2x), and a backoff that grows past its bound.
+ *
  * Also: a caller whose membarrier runner does not come back (held here
  * for 20 ms) runs its own after its patience, instead of stalling every
  * domain; and many threads on many calls all return, and share
@@ -82,6 +88,55 @@ static void *hammer(void *arg)
 	return NULL;
 }
 
+/* One window of membarriers, `interrupting` of them interrupting someone. */
+static void judge_window(struct srcu__yield_judge *j, int interrupting)
+{
+	for (int i = 0; i < SRCU__YIELD_WINDOW; i++)
+		srcu__yield_judge_note(j, i < interrupting);
+}
+
+/* How many windows of interrupting membarriers pass before the judge
+ * lets waiters yield again (it is refusing now). */
+static int windows_refused(struct srcu__yield_judge *j)
+{
+	int n = 0;
+
+	while (!srcu__yield_judge_allows(j) && n <= 2 * SRCU__YIELD_BACKOFF_MAX) {
+		judge_window(j, SRCU__YIELD_WINDOW);
+		n++;
+	}
+	return n;
+}
+
+static void check_yield_judge(void)
+{
+	struct srcu__yield_judge j = { 0 };
+	int expect = 2;
+
+	CHECK(srcu__yield_judge_allows(&j));              /* yields first */
+	judge_window(&j, SRCU__YIELD_WINDOW / 4);          /* a quarter: still */
+	CHECK(srcu__yield_judge_allows(&j));
+	for (int i = 0; i < SRCU__YIELD_WINDOW - 1; i++)   /* judged at a window's end */
+		srcu__yield_judge_note(&j, true);
+	CHECK(srcu__yield_judge_allows(&j));
+	srcu__yield_judge_note(&j, true);
+	CHECK(!srcu__yield_judge_allows(&j));
+	/* Each failed try doubles the wait for the next, up to the bound. */
+	for (int tries = 0; tries < 8; tries++) {
+		CHECK_EQ(windows_refused(&j), expect);
+		judge_window(&j, SRCU__YIELD_WINDOW);      /* the try fails */
+		CHECK(!srcu__yield_judge_allows(&j));
+		if (expect < SRCU__YIELD_BACKOFF_MAX)
+			expect *= 2;
+	}
+	CHECK_EQ(windows_refused(&j), SRCU__YIELD_BACKOFF_MAX);
+	/* A try that passes keeps the yields and resets the backoff. */
+	judge_window(&j, 1);
+	CHECK(srcu__yield_judge_allows(&j));
+	judge_window(&j, SRCU__YIELD_WINDOW);
+	CHECK_EQ(windows_refused(&j), 2);
+}
+
 int main(void)
 {
 	unsigned long mbs, reqs;
@@ -90,6 +145,7 @@ int main(void)
 	struct srcu_struct dom;
 
 	watchdog(60);
+	check_yield_judge();
 	/* A domain's life links lifecycle.c, whose constructor picks the
 	 * backend, out of the static library. */
 	REQUIRE(init_srcu_struct(&dom) == 0);
