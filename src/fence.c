@@ -16,8 +16,9 @@
  *   one runs).  A caller fences (FS), reads seq, and needs the end of the
  *   first membarrier that begins after that read: srcu__seq_snap().  It
  *   returns once seq >= s.  Whoever holds the lock runs membarriers until
- *   its own s is reached; the others wait for it, spinning briefly, then
- *   on a futex, and take the lock over if it is free and they are not
+ *   its own s is reached; the others wait for it (spinning briefly and
+ *   yielding while the membarriers interrupt nobody, see "Yield or sleep",
+ *   then on a futex), and take the lock over if it is free and they are not
  *   served; one that waited srcu__fence_patience_ns runs its own
  *   membarrier without the lock (a descheduled lock holder must not
  *   stall every domain).
@@ -36,6 +37,8 @@
  */
 #define _GNU_SOURCE
 #include "combine.h"
+
+#include <sched.h>
 
 /* How long a caller spins for the running membarrier before it yields
  * and sleeps, when it may (below): an uncontended one takes about a
@@ -77,6 +80,8 @@ struct service {
 	int64_t last_cost_ns __attribute__((aligned(8)));
 	int64_t floor_ns __attribute__((aligned(8)));
 	struct srcu__yield_judge yield;   /* may grace periods' waiters yield? */
+	/* Membarriers are timed until this count of them (timing_wanted()). */
+	unsigned long timed_until;
 	/* Where the words above are, and the unit of work: read only, on a
 	 * line of its own. */
 	struct srcu__combiner c __attribute__((aligned(64)));
@@ -100,7 +105,7 @@ struct fence_call {
  * found no other thread of the process running costs a system call (the
  * floor); each running thread it interrupts adds an IPI (doc/performance.md,
  * figure 9).  The excess is what the running threads paid. */
-static void note_cost(struct service *fs, int64_t start, int64_t end)
+static void note_cost(struct service *fs, int64_t start, int64_t end, bool judged)
 {
 	int64_t cost = end - start, floor = load_relaxed(&fs->floor_ns);
 
@@ -108,7 +113,34 @@ static void note_cost(struct service *fs, int64_t start, int64_t end)
 		store_relaxed(&fs->floor_ns, cost);
 	store_relaxed(&fs->last_cost_ns, cost);
 	store_relaxed(&fs->last_end_ns, end);
-	srcu__yield_judge_note(&fs->yield, floor != 0 && cost - floor >= PACE_MIN_EXCESS_NS);
+	if (judged)
+		srcu__yield_judge_note(&fs->yield, floor != 0 && cost - floor >= PACE_MIN_EXCESS_NS);
+}
+
+/* Timing a membarrier costs two clock reads (a vDSO clock_gettime() is
+ * 20-25 ns on the development VM, against 0.5-0.8 us for the membarrier:
+ * 10% of one updater's synchronize call with idle readers).  Its cost is
+ * wanted only by a paced grace period's gap (srcu__fence_paced_until(),
+ * whose GP's readers ran) and by the yield judge while callers wait; each
+ * asks for the next TIMED_RUN membarriers.  One not timed ran while
+ * nobody paced or waited, so it interrupted no reader that pacing spares;
+ * the next paced GP's gap follows the last one timed, TIMED_RUN or more
+ * membarriers earlier (doc/design.md, "Readers first"). */
+#define TIMED_RUN 256
+
+static void want_timing(struct service *fs)
+{
+	unsigned long until = load_relaxed(&fs->membarriers) + TIMED_RUN;
+
+	/* Stored only when half the run is used: waiters do not all write
+	 * the line at each wait. */
+	if ((long)(until - load_relaxed(&fs->timed_until)) > TIMED_RUN / 2)
+		store_relaxed(&fs->timed_until, until);
+}
+
+static bool timing_wanted(struct service *fs)
+{
+	return (long)(load_relaxed(&fs->timed_until) - load_relaxed(&fs->membarriers)) > 0;
 }
 
 /* ---- Yield or sleep: how waiters wait while GPs use membarrier ----
@@ -169,20 +201,29 @@ bool srcu__yield_judge_allows(const struct srcu__yield_judge *j)
 
 bool srcu__fence_waiters_may_yield(bool global)
 {
-	return srcu__yield_judge_allows(global ? &global_fs.yield : &private_fs.yield);
+	struct service *fs = global ? &global_fs : &private_fs;
+
+	want_timing(fs);
+	return srcu__yield_judge_allows(&fs->yield);
 }
 
-static void issue_membarrier(struct service *fs)
+/* judged: run by the lock holder, the judge's one writer; a patient
+ * caller's membarrier (outside the lock) is timed for pacing only. */
+static void issue_membarrier(struct service *fs, bool judged)
 {
-	int64_t start;
+	bool timed;
+	int64_t start = 0;
 
 	SRCU__TORTURE_POINT(FENCE_BEGUN, NULL);
-	start = srcu__backend_now_ns();
+	timed = timing_wanted(fs);
+	if (timed)
+		start = srcu__backend_now_ns();
 	if (fs->global)
 		srcu__backend_membarrier_global();
 	else
 		srcu__backend_membarrier();
-	note_cost(fs, start, srcu__backend_now_ns());
+	if (timed)
+		note_cost(fs, start, srcu__backend_now_ns(), judged);
 	__atomic_fetch_add(&fs->membarriers, 1, __ATOMIC_RELAXED);
 }
 
@@ -196,6 +237,7 @@ int64_t srcu__fence_paced_until(void)
 
 	if (load_acquire(&srcu__backend_fence_mode))
 		return 0;
+	want_timing(fs);
 	excess = load_relaxed(&fs->last_cost_ns) - load_relaxed(&fs->floor_ns);
 	if (excess >= PACE_MIN_EXCESS_NS)
 		until = load_relaxed(&fs->last_end_ns) + PACE_RATIO * excess;
@@ -230,7 +272,7 @@ static void run_fence(void *arg, unsigned long seq)
 	 * so counts on this membarrier) issued every access before its FS
 	 * before this membarrier began. */
 	srcu__mb(FM);
-	issue_membarrier(fs);
+	issue_membarrier(fs, true);
 	srcu__combine_end(&fs->c, seq);   /* release: seq's end (FE follows) */
 }
 
@@ -248,12 +290,13 @@ static bool fence_wait_event(void *arg, unsigned int ev)
 		/* FM: as in run_fence(); this one begins after our read of
 		 * seq, so it serves us. */
 		srcu__mb(FM);
-		issue_membarrier(call->fs);
+		issue_membarrier(call->fs, false);
 		return true;
 	}
 	/* Spin, then yield, only while the membarriers interrupt nobody
 	 * ("Yield or sleep" above): otherwise this thread, running, is one
 	 * more that the next membarrier must interrupt. */
+	want_timing(call->fs);
 	if (srcu__yield_judge_allows(&call->fs->yield)) {
 		if (srcu__combine_spin(&call->fs->c, ev, FENCE_SPIN_NS, INT64_MAX))
 			return false;
@@ -388,12 +431,23 @@ void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests)
 		    __atomic_load_n(&global_fs.requests, __ATOMIC_RELAXED);
 }
 
+/* Field by field, not memset(): GenMC's models compile this file and
+ * cannot take the memory intrinsic. */
+static void judge_clear(struct srcu__yield_judge *j)
+{
+	j->seen = j->interrupting = j->sleep_windows = j->backoff = 0;
+}
+
 /* In a fork child: the other threads, a running membarrier among them,
  * are gone. */
 void srcu__fence_fork_child(void)
 {
 	srcu__combine_fork_child(&private_fs.c);
 	srcu__combine_fork_child(&global_fs.c);
+	/* The parent's threads' costs: a child that falls back to fences
+	 * issues no membarrier that would end a refusal. */
+	judge_clear(&private_fs.yield);
+	judge_clear(&global_fs.yield);
 }
 
 bool srcu__slot_extra_confirmed(struct srcu__slot *s, int idx, bool global)

@@ -363,10 +363,9 @@ SRCU__HIDDEN void srcu__fence_heavy_global(void);
  * "Yield or sleep"). */
 SRCU__HIDDEN bool srcu__fence_waiters_may_yield(bool global);
 /* The judge itself, exposed for test_fence: one window of membarriers at
- * a time, each noted with whether it interrupted a running thread.
- * Relaxed words: a patient caller's membarrier, outside the service's
- * lock, may race the holder's note, and a lost count only moves a
- * heuristic's decision by one window. */
+ * a time, each noted with whether it interrupted a running thread.  Its
+ * one writer is the service's lock holder (a patient caller's membarrier
+ * is not noted); relaxed words, since waiters read whether it refuses. */
 struct srcu__yield_judge {
 	unsigned int seen;           /* membarriers noted in this window */
 	unsigned int interrupting;   /* of them, those that interrupted a thread */

@@ -16,8 +16,9 @@
  * The yield judge (fence.c, "Yield or sleep"), driven with made-up
  * windows.  Bugs caught: a judge that lets waiters yield while most
  * membarriers interrupt a thread (on a quiet machine, 4 updaters' calls/s
- * halve), one that never lets them try again (loaded, they lose about
- * 2x), and a backoff that grows past its bound.
+ * halve), one whose refusal ends at the first quiet window (the quiet
+ * one that its own refusal makes), one that never lets them try again
+ * (loaded, they lose about 2x), and a backoff that grows past its bound.
  *
  * Also: a caller whose membarrier runner does not come back (held here
  * for 20 ms) runs its own after its patience, instead of stalling every
@@ -95,14 +96,15 @@ static void judge_window(struct srcu__yield_judge *j, int interrupting)
 		srcu__yield_judge_note(j, i < interrupting);
 }
 
-/* How many windows of interrupting membarriers pass before the judge
- * lets waiters yield again (it is refusing now). */
+/* How many windows pass before the judge lets waiters yield again (it is
+ * refusing now).  Quiet ones: while it refuses, waiters sleep and the
+ * membarriers interrupt nobody, which must not end the refusal early. */
 static int windows_refused(struct srcu__yield_judge *j)
 {
 	int n = 0;
 
 	while (!srcu__yield_judge_allows(j) && n <= 2 * SRCU__YIELD_BACKOFF_MAX) {
-		judge_window(j, SRCU__YIELD_WINDOW);
+		judge_window(j, 0);
 		n++;
 	}
 	return n;
