@@ -119,28 +119,37 @@ static void note_cost(struct service *fs, int64_t start, int64_t end, bool judge
 
 /* Timing a membarrier costs two clock reads (a vDSO clock_gettime() is
  * 20-25 ns on the development VM, against 0.5-0.8 us for the membarrier:
- * 10% of one updater's synchronize call with idle readers).  Its cost is
- * wanted only by a paced grace period's gap (srcu__fence_paced_until(),
- * whose GP's readers ran) and by the yield judge while callers wait; each
- * asks for the next TIMED_RUN membarriers.  One not timed ran while
- * nobody paced or waited, so it interrupted no reader that pacing spares;
- * the next paced GP's gap follows the last one timed, TIMED_RUN or more
- * membarriers earlier (doc/design.md, "Readers first"). */
+ * about 6% of one updater's synchronize call with idle readers).  Its
+ * cost is wanted only by a paced grace period's gap
+ * (srcu__fence_paced_until(), whose GP's readers ran) and by the yield
+ * judge while callers wait; each asks that the membarriers be timed for
+ * a run of TIMED_RUN / 2 to TIMED_RUN more.  A paced fence that finds
+ * the run over is unpaced: the last timed membarrier may be long past,
+ * and those since were not timed (doc/design.md, "Readers first").
+ * The run is kept as what is left of it, unsigned: left in 1..TIMED_RUN
+ * means timed, whatever the counts' width (32-bit longs wrap). */
 #define TIMED_RUN 256
 
-static void want_timing(struct service *fs)
+static unsigned long timed_left(struct service *fs)
 {
-	unsigned long until = load_relaxed(&fs->membarriers) + TIMED_RUN;
-
-	/* Stored only when half the run is used: waiters do not all write
-	 * the line at each wait. */
-	if ((long)(until - load_relaxed(&fs->timed_until)) > TIMED_RUN / 2)
-		store_relaxed(&fs->timed_until, until);
+	return load_relaxed(&fs->timed_until) - load_relaxed(&fs->membarriers);
 }
 
 static bool timing_wanted(struct service *fs)
 {
-	return (long)(load_relaxed(&fs->timed_until) - load_relaxed(&fs->membarriers)) > 0;
+	unsigned long left = timed_left(fs);
+
+	return left >= 1 && left <= TIMED_RUN;
+}
+
+static void want_timing(struct service *fs)
+{
+	unsigned long left = timed_left(fs);
+
+	/* Stored only when half the run is used (or it is over): waiters
+	 * do not all write the line at each wait. */
+	if (left <= TIMED_RUN / 2 || left > TIMED_RUN)
+		store_relaxed(&fs->timed_until, load_relaxed(&fs->membarriers) + TIMED_RUN);
 }
 
 /* ---- Yield or sleep: how waiters wait while GPs use membarrier ----
@@ -228,18 +237,22 @@ static void issue_membarrier(struct service *fs, bool judged)
 }
 
 /* No membarrier before this (CLOCK_MONOTONIC ns) for a paced caller: the
- * last one's end plus PACE_RATIO times what it cost the threads it
- * interrupted.  0 when it interrupted nobody, or with the fence backend. */
+ * last timed one's end plus PACE_RATIO times what it cost the threads it
+ * interrupted.  0 when it interrupted nobody, when membarriers went
+ * untimed since (a run of timing just asked for: see TIMED_RUN), or with
+ * the fence backend. */
 int64_t srcu__fence_paced_until(void)
 {
 	struct service *fs = &private_fs;
 	int64_t excess, until = 0;
+	bool timed;
 
 	if (load_acquire(&srcu__backend_fence_mode))
 		return 0;
+	timed = timing_wanted(fs);
 	want_timing(fs);
 	excess = load_relaxed(&fs->last_cost_ns) - load_relaxed(&fs->floor_ns);
-	if (excess >= PACE_MIN_EXCESS_NS)
+	if (timed && excess >= PACE_MIN_EXCESS_NS)
 		until = load_relaxed(&fs->last_end_ns) + PACE_RATIO * excess;
 	SRCU__TORTURE_POINT(PACE, &until);
 	return until;
@@ -435,7 +448,10 @@ void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests)
  * cannot take the memory intrinsic. */
 static void judge_clear(struct srcu__yield_judge *j)
 {
-	j->seen = j->interrupting = j->sleep_windows = j->backoff = 0;
+	store_relaxed(&j->seen, 0);
+	store_relaxed(&j->interrupting, 0);
+	store_relaxed(&j->sleep_windows, 0);
+	store_relaxed(&j->backoff, 0);
 }
 
 /* In a fork child: the other threads, a running membarrier among them,

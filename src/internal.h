@@ -360,7 +360,7 @@ SRCU__HIDDEN void srcu__fence_heavy_global(void);
 /* Whether a grace period's waiters (gp.c's wait_for_gp_event()) may yield
  * their CPU once before they sleep, judged from what the membarriers of
  * the service the domain uses (global: shared domains) cost (fence.c,
- * "Yield or sleep"). */
+ * "Yield or sleep").  Asks that the coming membarriers be timed. */
 SRCU__HIDDEN bool srcu__fence_waiters_may_yield(bool global);
 /* The judge itself, exposed for test_fence: one window of membarriers at
  * a time, each noted with whether it interrupted a running thread.  Its
@@ -377,7 +377,8 @@ struct srcu__yield_judge {
 SRCU__HIDDEN void srcu__yield_judge_note(struct srcu__yield_judge *j, bool interrupting);
 SRCU__HIDDEN bool srcu__yield_judge_allows(const struct srcu__yield_judge *j);
 /* When a paced (normal) grace period may issue its next membarrier:
- * CLOCK_MONOTONIC ns, or 0 for now. */
+ * CLOCK_MONOTONIC ns, or 0 for now.  Asks that the coming membarriers be
+ * timed (fence.c, TIMED_RUN). */
 SRCU__HIDDEN int64_t srcu__fence_paced_until(void);
 /* A paced heavy fence (private domains, membarrier mode), in steps: ask
  * (fence FS, and the snapshot that a membarrier beginning after it

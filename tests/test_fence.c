@@ -20,6 +20,16 @@
  * one that its own refusal makes), one that never lets them try again
  * (loaded, they lose about 2x), and a backoff that grows past its bound.
  *
+ * Membarriers timed only when wanted (fence.c, TIMED_RUN).  A membarrier
+ * made to look costly (the MEMBARRIER point's after-hook spins 3 ms) sets
+ * the next paced grace period's gap while paced GPs ask for timing; after
+ * a run of GPs that neither pace nor wait, the same membarrier, untimed,
+ * sets none.  Bugs caught: timing never on (pacing never gets a gap: the
+ * first half fails), timing always on (the second half's gap is 18 ms),
+ * and a paced GP that took a gap from a sample older than the untimed run.
+ * And a fork child starts with the yield judge cleared: one that fell back
+ * to fences would otherwise keep its parent's refusal for good.
+ *
  * Also: a caller whose membarrier runner does not come back (held here
  * for 20 ms) runs its own after its patience, instead of stalling every
  * domain; and many threads on many calls all return, and share
@@ -27,6 +37,8 @@
  */
 #include "check.h"
 #include "../src/internal.h"
+
+#include <sys/wait.h>
 
 static int hold_first, in_flight, release_it;
 static int returned_while_held;   /* the second caller, before the release */
@@ -79,6 +91,104 @@ static bool second_caller_gets_its_own(void)
 	join(a);
 	join(b);
 	return second_done > begun_at_call;
+}
+
+static struct srcu_struct paced_dom;
+static int inflate, idler_ready, stop_idler;
+static int64_t max_gap;
+static long long inflate_ns;
+
+static void inflating_hook(enum srcu__torture_point p, void *arg)
+{
+	if (p == SRCU_TORTURE_POINT_MEMBARRIER && arg && flag_get(&inflate)) {
+		long long t = now_ns();
+
+		while (now_ns() - t < inflate_ns)
+			;
+	} else if (p == SRCU_TORTURE_POINT_PACE) {
+		int64_t u = *(int64_t *)arg, gap = u ? u - (int64_t)now_ns() : 0;
+
+		if (gap > max_gap)
+			max_gap = gap;
+	}
+}
+
+/* A reader thread that has read paced_dom once, then waits: its record
+ * makes each check's fence A a membarrier. */
+static void *idler(void *arg)
+{
+	(void)arg;
+	srcu_read_unlock(&paced_dom, srcu_read_lock(&paced_dom));
+	flag_set(&idler_ready);
+	flag_wait(&stop_idler);
+	return NULL;
+}
+
+/* A section since the last GP makes the next GP a paced one. */
+static void paced_sync(void)
+{
+	srcu_read_unlock(&paced_dom, srcu_read_lock(&paced_dom));
+	synchronize_srcu(&paced_dom);
+}
+
+static void check_timing_wanted(void)
+{
+	pthread_t t;
+
+	REQUIRE(init_srcu_struct(&paced_dom) == 0);
+	t = spawn(idler, NULL);
+	flag_wait(&idler_ready);
+	inflate_ns = 3 * 1000 * 1000;
+	srcu__torture_point = inflating_hook;
+	for (int i = 0; i < 5; i++)   /* paced: timing asked for, the floor learned */
+		paced_sync();
+	flag_set(&inflate);
+	paced_sync();                 /* its membarrier timed: 3 ms */
+	__atomic_store_n(&inflate, 0, __ATOMIC_SEQ_CST);
+	max_gap = 0;
+	paced_sync();                 /* its gap follows the 3 ms */
+	printf("test_fence: paced after a costly timed membarrier: gap %.3f ms\n", max_gap / 1e6);
+	CHECK(max_gap > 5 * 1000 * 1000);
+	/* No pacing, no waiter: past the run, membarriers go untimed. */
+	for (int i = 0; i < 600; i++)
+		synchronize_srcu(&paced_dom);
+	srcu_read_unlock(&paced_dom, srcu_read_lock(&paced_dom));
+	flag_set(&inflate);
+	synchronize_srcu(&paced_dom);   /* unpaced (no section since the last), untimed */
+	__atomic_store_n(&inflate, 0, __ATOMIC_SEQ_CST);
+	max_gap = 0;
+	synchronize_srcu(&paced_dom);   /* paced: no timed sample since the run ended */
+	printf("test_fence: paced after an untimed one: gap %.3f ms\n", max_gap / 1e6);
+	CHECK(max_gap < 2 * 1000 * 1000);
+	srcu__torture_point = NULL;
+	flag_set(&stop_idler);
+	join(t);
+	REQUIRE(cleanup_srcu_struct(&paced_dom) == 0);
+}
+
+static void check_fork_clears_judge(void)
+{
+	int status;
+	pid_t pid;
+
+	inflate_ns = 20 * 1000;       /* above the 1-us excess: "interrupting" */
+	srcu__torture_point = inflating_hook;
+	for (int i = 0; i < 16; i++)
+		srcu__fence_heavy();      /* cheap ones: the floor */
+	flag_set(&inflate);
+	for (int i = 0; i < 4 * SRCU__YIELD_WINDOW; i++) {
+		(void)srcu__fence_waiters_may_yield(false);   /* keeps them timed */
+		srcu__fence_heavy();
+	}
+	__atomic_store_n(&inflate, 0, __ATOMIC_SEQ_CST);
+	srcu__torture_point = NULL;
+	CHECK(!srcu__fence_waiters_may_yield(false));   /* the judge refuses */
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0)
+		_exit(srcu__fence_waiters_may_yield(false) ? 0 : 1);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 static void *hammer(void *arg)
@@ -178,5 +288,7 @@ int main(void)
 	CHECK(mbs <= reqs);
 	printf("test_fence: %lu fences asked for, %lu membarriers run (%.2f per membarrier)\n",
 	       reqs, mbs, mbs ? (double)reqs / (double)mbs : 0.0);
+	check_timing_wanted();
+	check_fork_clears_judge();
 	return check_report("test_fence");
 }
