@@ -48,16 +48,9 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
-# Both awk programs: the string field NAME of a JSON result line.
-awk_common='
-function field(line, name,    s) {
-	s = line
-	if (!sub(".*\"" name "\": *\"", "", s))
-		return ""
-	sub(/".*/, "", s)
-	return s
-}
-'
+# Both awk programs: field(), the string field NAME of a JSON result line.
+. scripts/bench-json.sh
+awk_common=$awk_bench_json
 
 # --compare NEW.json: the keys the pages quote (every marker's, as
 # --check reads them; a ratio's two keys), each compared with the run

@@ -52,6 +52,13 @@ for d in "$WORK"/libsrcu0_*.deb "$WORK"/libsrcu-dev_*.deb \
 	 "$WORK"/libsrcu-urcu0_*.deb "$WORK"/libsrcu-urcu-dev_*.deb; do
 	dpkg-deb -x "$d" "$ROOT"
 done
+# The man pages name the docs where the package puts them.
+docs=$(zcat "$ROOT"/usr/share/man/man7/srcu.7.gz "$ROOT"/usr/share/man/man3/*.3.gz 2>/dev/null |
+	grep -o -E '/usr/share/doc/[A-Za-z0-9_./-]+\.(md|txt)' | sort -u)
+[ -n "$docs" ] || fail "the man pages name no installed doc"
+for f in $docs; do
+	[ -f "$ROOT$f" ] || fail "a man page names $f, which no package has"
+done
 LIBDIR=$(dirname "$(find "$ROOT" -name 'libsrcu.so.0' | head -1)")
 export PKG_CONFIG_PATH=$LIBDIR/pkgconfig LD_LIBRARY_PATH=$LIBDIR
 

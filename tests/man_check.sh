@@ -12,7 +12,8 @@
 #    SEE ALSO, in that order; every page its SEE ALSO (or its text, as
 #    .BR name (N)) names exists (a few system pages excepted); a link
 #    (.so) points at a page that exists;
-#  - srcu(7) exists;
+#  - srcu(7) exists, and every doc a page names (README.md, doc/api.md,
+#    ...) by its installed path is installed there;
 #  - with groff at hand, no page draws a warning (groff -ww).
 # Bugs caught: a name added to a header without a section in doc/api.md
 # (or doc/man/), a SEE ALSO to a page renamed or never written, a page
@@ -29,6 +30,18 @@ err() { echo "man_check: $*"; fail=1; }
 
 [ -d "$MAN/man3" ] || { echo "man_check: no man3 installed"; exit 1; }
 [ -f "$MAN/man7/srcu.7" ] || err "srcu(7) not installed"
+
+# The docs a page names are where the install puts them: the pages name
+# the configured documentation directory; this install's is under PREFIX.
+conf_prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
+conf_docdir=$(grep -o -E "$conf_prefix/[A-Za-z0-9_./-]+/README\.md" "$MAN/man7/srcu.7" | head -1)
+conf_docdir=${conf_docdir%/README.md}
+[ -n "$conf_docdir" ] || err "srcu(7) names no README.md under $conf_prefix"
+named=$(cat "$MAN"/man7/*.7 "$MAN"/man3/*.3 | grep -o -E "$conf_docdir/[A-Za-z0-9_./-]+\.(md|txt)" | sort -u)
+[ -n "$named" ] || err "no page names a doc under $conf_docdir (README.md, doc/api.md, ...)"
+for f in $named; do
+	[ -f "$PREFIX${f#"$conf_prefix"}" ] || err "a page names $f, which the install lacks"
+done
 
 # ---- the public names of the C headers ----
 # One line each: "name" (needs a page) or "=name" (a renaming macro: needs

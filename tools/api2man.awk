@@ -11,8 +11,10 @@
 # Inputs ending in .N (doc/man/*.3, doc/man/srcu.7: written in roff) are
 # copied to OUTDIR/manN/, named by the first name of their NAME line,
 # with "@VERSION@" replaced and a link page for each other name there.
+# With DOCDIR set, every README.md and doc/NAME.md a page names becomes
+# DOCDIR/README.md, DOCDIR/doc/NAME.md: where they are installed.
 #
-#   awk -v OUTDIR=DIR -v VERSION=X.Y.Z -f tools/api2man.awk doc/api.md doc/man/*
+#   awk -v OUTDIR=DIR -v VERSION=X.Y.Z [-v DOCDIR=PATH] -f tools/api2man.awk doc/api.md doc/man/*
 #
 # SPDX-License-Identifier: MIT
 
@@ -62,7 +64,18 @@ function roff_names(l,   k) {
 	return l
 }
 
+# A path of the documentation (README.md, doc/NAME.md), as installed:
+# DOCDIR is the documentation directory of the install, so that a page
+# names a file the reader has, not one of the source tree.
+function docpaths(s) {
+	if (DOCDIR == "")
+		return s
+	gsub(/(README|CHANGELOG)\.md|doc\/[a-z_]+\.(md|txt)/, DOCDIR "/&", s)
+	return s
+}
+
 function roff(s) {
+	s = docpaths(s)
 	gsub(/\\/, "\\e", s)
 	gsub(/`/, "", s)
 	gsub(/\*\*/, "", s)
@@ -185,6 +198,8 @@ FILENAME ~ /\.[0-9]$/ {
 	}
 	l = $0
 	gsub(/@VERSION@/, VERSION, l)
+	if (l !~ /^\.\\"/)
+		l = docpaths(l)
 	rbuf = rbuf l "\n"
 	if (rwant) {
 		rname = l
