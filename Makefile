@@ -124,7 +124,7 @@ bench:
 #   cp build/bench-run.json doc/runs/DATE-bench.json; cp build/bench-run.txt doc/runs/DATE-bench.txt
 #   echo doc/runs/DATE-bench.json > doc/runs/current; make docs
 # The figures of README.md and doc/*.md, and the plots in doc/plots/ (the
-# README shows them), from the run doc/runs/current names.
+# guide shows them), from the run doc/runs/current names.
 PLOTS = fig01-read-pair fig03-gp-latency fig04-sync-throughput fig06-isolation fig08-call
 docs: all
 	scripts/docs-figures.sh --update

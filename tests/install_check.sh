@@ -67,16 +67,16 @@ missing=$(cd "$DOCDIR" && grep -o -h -E '(doc/[A-Za-z0-9_./-]+\.(md|png|json|txt
 if [ -n "$missing" ]; then
 	echo "install_check: named by the installed docs, not installed:" $missing; exit 1
 fi
-# The README's install paragraph ("`make` alone builds ...") names every
+# The guide's install paragraph ("`make` alone builds ...") names every
 # header, pkg-config file and library that is installed.
-para=$(sed -n '/^`make` alone builds/,/^$/p' "$DOCDIR/README.md" | tr '\n' ' ')
+para=$(sed -n '/^`make` alone builds/,/^$/p' "$DOCDIR/doc/guide.md" | tr '\n' ' ')
 # The liburcu drop-in's directories are named as directories.
 for f in $(cd "$PREFIX/include" && find . -path ./srcu-urcu -prune -o -name '*.h*' -print | sed 's|^\./||') \
 	 $(find "$PREFIX" -path '*/srcu-urcu/pkgconfig' -prune -o -name '*.pc' -print | xargs -n1 basename) \
 	 $([ -d "$PREFIX/include/srcu-urcu" ] && echo include/srcu-urcu/ srcu-urcu/pkgconfig/) \
 	 $(find "$PREFIX" -name 'lib*.so' -exec basename {} .so \;); do
 	echo "$para" | grep -q -F "\`$f" ||
-		{ echo "install_check: README's install paragraph omits the installed $f"; exit 1; }
+		{ echo "install_check: doc/guide.md's install paragraph omits the installed $f"; exit 1; }
 done
 
 # A CMake user: find_package(srcu CONFIG), srcu::srcu and srcu::srcu_static.

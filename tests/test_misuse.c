@@ -227,7 +227,7 @@ static void sync_after_cleanup(void)
 }
 
 /* Every call that reads a domain, after its cleanup: each aborts, naming
- * the call and the domain (README, "use after cleanup").  Bug caught:
+ * the call and the domain (doc/guide.md, "Rules": use after cleanup).  Bug caught:
  * srcu_batches_completed(), srcu_get_stats(), srcu_set_stall_timeout()
  * and srcu_set_backlog_limit() read (or wrote) the dead domain and
  * returned as if it were live. */
@@ -295,7 +295,7 @@ static void sync_null(void)
 	synchronize_srcu(NULL);
 }
 
-/* The NULL policy (README, "API"): calls that return an error code say
+/* The NULL policy (doc/guide.md, "The API at a glance"): calls that return an error code say
  * -EINVAL (test_api); the others abort naming the call. */
 static void batches_null(void) { (void)srcu_batches_completed(NULL); }
 static void poll_null(void) { (void)poll_state_synchronize_srcu(NULL, 0); }

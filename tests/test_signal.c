@@ -1,6 +1,6 @@
 /*
  * test_signal: read-side sections inside signal handlers.  The read side
- * is async-signal-safe (README, "Signal handlers"): a handler may enter
+ * is async-signal-safe (doc/guide.md, "Rules": signal handlers): a handler may enter
  * and leave sections of any initialized domain, even as its thread's
  * first section, whatever the interrupted code was doing in libsrcu.
  *
