@@ -195,11 +195,13 @@ static void sanity_warnings(void)
 	double floor_ns = lookup("read_pair", "tls-counter", "ns_1thread");
 	double srcu_ns = lookup("read_pair", "libsrcu", "ns_1thread");
 
-	if (floor_ns > 0 && srcu_ns > 0 && floor_ns > srcu_ns)
-		printf("warning: the floor (tls-counter, %.2f ns) came out slower than libsrcu "
-		       "(%.2f ns): a busy machine, or a CPU on which the floor's ++ then -- of one "
-		       "word (a dependency chain) costs more than libsrcu's two counters; it is "
-		       "no floor in this run\n", floor_ns, srcu_ns);
+	/* The floor makes the counts libsrcu's pair makes, and nothing else:
+	 * equal within the noise, never 20% dearer but on a busy machine. */
+	if (floor_ns > 0 && srcu_ns > 0 && floor_ns > 1.2 * srcu_ns)
+		printf("warning: the floor (tls-counter, %.2f ns) came out more than 20%% slower "
+		       "than libsrcu's pair (%.2f ns), which makes the same two counts and more: "
+		       "a busy machine; compare this run's read figures with care\n",
+		       floor_ns, srcu_ns);
 	FOR_PEERS(p) {
 		double med = lookup("read_pair", p->name, "ns_1thread");
 		double lo = lookup("read_pair", p->name, "ns_1thread_min");
