@@ -454,6 +454,10 @@ static int write_panel(FILE *gp, const char *dir, const char *file, int k,
 		fprintf(gp, "unset key\n");
 	if (rotated(pn, &t))
 		fprintf(gp, "set xtics rotate by 30 right\n");
+	/* Bars: every group whole, the last one's too (autoscale stops at
+	 * its centre and clips its right half). */
+	if (pn->style != LINES)
+		fprintf(gp, "set xrange [-0.6:%g]\n", t.nx - 0.4);
 	fprintf(gp, "colors = '%s'\n", BENCH_COLORS);
 	if (pn->style == LINES)
 		fprintf(gp, "set logscale x\nset offsets graph 0.06,graph 0.06,0,0\n"
