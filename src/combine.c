@@ -52,6 +52,12 @@ bool srcu__combine_spin(const struct srcu__combiner *c, unsigned int ev, int64_t
 	return false;
 }
 
+bool srcu__combine_yield(const struct srcu__combiner *c, unsigned int ev)
+{
+	sched_yield();
+	return srcu__combine_event(c) != ev;
+}
+
 void srcu__combine_fork_child(const struct srcu__combiner *c)
 {
 	*c->seq = srcu__seq_idle(*c->seq);   /* a running unit is gone */

@@ -84,6 +84,11 @@ struct srcu__combiner {
  * and past yield_after_ns (INT64_MAX: never) yielding the CPU as well. */
 SRCU__HIDDEN bool srcu__combine_spin(const struct srcu__combiner *c, unsigned int ev,
 				     int64_t spin_ns, int64_t yield_after_ns);
+/* Give the CPU away once (sched_yield()), then look: true when the event
+ * moved meanwhile (the wait is over), false to go on waiting.  A waiter's
+ * step before it sleeps where spinning would cost more than it saves
+ * (fence.c, "Yield or sleep"). */
+SRCU__HIDDEN bool srcu__combine_yield(const struct srcu__combiner *c, unsigned int ev);
 /* Sleep until the event moves from ev (or a wake-up, a signal), or until
  * CLOCK_MONOTONIC deadline_ns (< 0: none). */
 SRCU__HIDDEN void srcu__combine_sleep(const struct srcu__combiner *c, unsigned int ev,

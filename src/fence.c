@@ -38,8 +38,6 @@
 #define _GNU_SOURCE
 #include "combine.h"
 
-#include <sched.h>
-
 /* How long a caller spins for the running membarrier before it yields
  * and sleeps, when it may (below): an uncontended one takes about a
  * microsecond. */
@@ -208,12 +206,16 @@ bool srcu__yield_judge_allows(const struct srcu__yield_judge *j)
 	return load_relaxed(&j->sleep_windows) == 0;
 }
 
-bool srcu__fence_waiters_may_yield(bool global)
+/* Asks that the coming membarriers be timed: the judge needs them. */
+static bool waiters_may_yield(struct service *fs)
 {
-	struct service *fs = global ? &global_fs : &private_fs;
-
 	want_timing(fs);
 	return srcu__yield_judge_allows(&fs->yield);
+}
+
+bool srcu__fence_waiters_may_yield(bool global)
+{
+	return waiters_may_yield(global ? &global_fs : &private_fs);
 }
 
 /* judged: run by the lock holder, the judge's one writer; a patient
@@ -309,14 +311,10 @@ static bool fence_wait_event(void *arg, unsigned int ev)
 	/* Spin, then yield, only while the membarriers interrupt nobody
 	 * ("Yield or sleep" above): otherwise this thread, running, is one
 	 * more that the next membarrier must interrupt. */
-	want_timing(call->fs);
-	if (srcu__yield_judge_allows(&call->fs->yield)) {
-		if (srcu__combine_spin(&call->fs->c, ev, FENCE_SPIN_NS, INT64_MAX))
-			return false;
-		sched_yield();
-		if (srcu__combine_event(&call->fs->c) != ev)
-			return false;
-	}
+	if (waiters_may_yield(call->fs) &&
+	    (srcu__combine_spin(&call->fs->c, ev, FENCE_SPIN_NS, INT64_MAX) ||
+	     srcu__combine_yield(&call->fs->c, ev)))
+		return false;
 	srcu__combine_sleep(&call->fs->c, ev, call->deadline);
 	return false;
 }
@@ -444,26 +442,24 @@ void srcu__fence_stats(unsigned long *membarriers, unsigned long *requests)
 		    __atomic_load_n(&global_fs.requests, __ATOMIC_RELAXED);
 }
 
-/* Field by field, not memset(): GenMC's models compile this file and
- * cannot take the memory intrinsic. */
-static void judge_clear(struct srcu__yield_judge *j)
+/* In a fork child: the other threads, a running membarrier among them,
+ * are gone, and the judge's costs were theirs (a child that falls back
+ * to fences issues no membarrier that would end a refusal).  Field by
+ * field, not memset(): GenMC's models compile this file and cannot take
+ * the memory intrinsic. */
+static void service_fork_child(struct service *fs)
 {
-	store_relaxed(&j->seen, 0);
-	store_relaxed(&j->interrupting, 0);
-	store_relaxed(&j->sleep_windows, 0);
-	store_relaxed(&j->backoff, 0);
+	srcu__combine_fork_child(&fs->c);
+	store_relaxed(&fs->yield.seen, 0);
+	store_relaxed(&fs->yield.interrupting, 0);
+	store_relaxed(&fs->yield.sleep_windows, 0);
+	store_relaxed(&fs->yield.backoff, 0);
 }
 
-/* In a fork child: the other threads, a running membarrier among them,
- * are gone. */
 void srcu__fence_fork_child(void)
 {
-	srcu__combine_fork_child(&private_fs.c);
-	srcu__combine_fork_child(&global_fs.c);
-	/* The parent's threads' costs: a child that falls back to fences
-	 * issues no membarrier that would end a refusal. */
-	judge_clear(&private_fs.yield);
-	judge_clear(&global_fs.yield);
+	service_fork_child(&private_fs);
+	service_fork_child(&global_fs);
 }
 
 bool srcu__slot_extra_confirmed(struct srcu__slot *s, int idx, bool global)

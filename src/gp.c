@@ -764,10 +764,9 @@ static bool wait_for_gp_event(void *arg, unsigned int ev)
 	if (!load_relaxed(&srcu__dom(sp)->gp_heavy)) {
 		if (srcu__combine_spin(&call->c, ev, SHARE_SPIN_NS, SHARE_PAUSE_NS))
 			return false;
-	} else if (srcu__fence_waiters_may_yield(shared(sp))) {
-		sched_yield();
-		if (srcu__combine_event(&call->c) != ev)
-			return false;
+	} else if (srcu__fence_waiters_may_yield(shared(sp)) &&
+		   srcu__combine_yield(&call->c, ev)) {
+		return false;
 	}
 	if (shared(sp))
 		until = now_ns() + call->patience_ns;
