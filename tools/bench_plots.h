@@ -6,9 +6,11 @@
 #ifndef SRCU_BENCH_PLOTS_H
 #define SRCU_BENCH_PLOTS_H
 
-/* Writes DIR/figNN-<name>.png (with its .dat files and plots.gp) for each
- * figure that ran, and removes that name for each that did not; the
- * number of PNGs, 0 without gnuplot. */
+/* Writes DIR/figNN-<name>.png for each figure that ran, and DIR/plots.gp,
+ * the gnuplot script that drew them (their data inline: it redraws them
+ * alone); removes that name for each figure that did not run, and the
+ * .dat files an older srcu-bench left.  The number of PNGs, 0 without
+ * gnuplot. */
 int write_plots(const char *dir);
 
 #endif

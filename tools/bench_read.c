@@ -32,6 +32,7 @@ static void missing_peer_rows(void)
 struct read_job {
 	const struct peer *p;
 	long iters;
+	int cpu_time;   /* the thread's CPU time, not the wall clock's */
 	pthread_barrier_t *start;
 	double ns_per_pair;
 };
@@ -44,15 +45,21 @@ static void *read_worker(void *arg)
 	j->p->thread_online();
 	j->p->reads(j->iters / 10);     /* warm up: first-use slow paths */
 	pthread_barrier_wait(j->start);
-	t = clock_now_s();
+	t = j->cpu_time ? clock_thread_cpu_s() : clock_now_s();
 	j->p->reads(j->iters);
-	j->ns_per_pair = (clock_now_s() - t) * 1e9 / (double)j->iters;
+	t = (j->cpu_time ? clock_thread_cpu_s() : clock_now_s()) - t;
+	j->ns_per_pair = t * 1e9 / (double)j->iters;
 	j->p->thread_offline();
 	return NULL;
 }
 
-/* Mean ns per pair over nthreads threads reading at once. */
-static double read_cost(const struct peer *p, int nthreads, long iters)
+/* Mean ns per pair over nthreads threads reading at once; cpu_time: in
+ * each thread's CPU time (figure 1: an idle pair's cost is its CPU's,
+ * which a CPU-bound program beside it does not change, where the wall
+ * clock counts the time that program held the CPU), else in wall time
+ * (figure 2: a pair's cost under updates is mostly the updater's
+ * interrupts, which the thread's CPU time may not count). */
+static double read_cost(const struct peer *p, int nthreads, long iters, int cpu_time)
 {
 	pthread_t t[64];
 	struct read_job j[64];
@@ -61,7 +68,7 @@ static double read_cost(const struct peer *p, int nthreads, long iters)
 
 	pthread_barrier_init(&start, NULL, (unsigned int)nthreads);
 	for (int i = 0; i < nthreads; i++) {
-		j[i] = (struct read_job){ p, iters, &start, 0 };
+		j[i] = (struct read_job){ p, iters, cpu_time, &start, 0 };
 		pthread_create(&t[i], NULL, read_worker, &j[i]);
 	}
 	for (int i = 0; i < nthreads; i++) {
@@ -93,7 +100,7 @@ static void *sync_loop(void *arg)
 
 static long fitted_iters(const struct peer *p, int nthreads, long iters)
 {
-	double ns = read_cost(p, nthreads, iters / 100);
+	double ns = read_cost(p, nthreads, iters / 100, 0);
 	long fit = ns > 0 ? (long)(REP_TARGET_S * 1e9 / ns) : iters;
 
 	return fit < iters / 100 ? iters / 100 : fit < iters ? fit : iters;
@@ -114,7 +121,7 @@ static struct stat3 read_cost_stats(const struct peer *p, int nthreads, int with
 		pthread_create(&ut, NULL, sync_loop, &u);
 	iters = fitted_iters(p, nthreads, iters);
 	for (int r = 0; r < reps; r++)
-		v[r] = read_cost(p, nthreads, iters);
+		v[r] = read_cost(p, nthreads, iters, !with_updater);
 	if (with_updater) {
 		flag_put(&u.stop, 1);
 		pthread_join(ut, NULL);
@@ -144,44 +151,93 @@ static double static_pair_ns(const char *self_path, int quick)
 	return ns;
 }
 
-/* One row of figure 1; libsrcu's 1-thread median is the base. */
-static void read_cost_row(const struct peer *p, const struct bench_run *run, double *base)
-{
-	struct stat3 one = read_cost_stats(p, 1, 0, run->quick);
-	struct stat3 all = read_cost_stats(p, run->ncpu, 0, run->quick);
-	double instr = lookup("instructions", p->name, "per_pair");
+/* Figure 1's rows: libsrcu, its other read sides beside it, then the
+ * peers (libsrcu-exp has libsrcu's read side). */
+#define FIG1_ROWS (2 * BENCH_MAX_PEERS)
+#define FIG1_REPS 16
 
-	if (p == &peer_srcu)
+struct fig1_row {
+	const struct peer *p;
+	long iters_one, iters_all;
+	double one[FIG1_REPS], all[FIG1_REPS];
+};
+
+static int fig1_rows(struct fig1_row *rows)
+{
+	int n = 0;
+
+	FOR_PEERS(p) {
+		if (p == &peer_srcu_exp || n == FIG1_ROWS)
+			continue;
+		rows[n++].p = p;
+		if (p == &peer_srcu)
+			FOR_READ_VARIANTS(v)
+				if (n < FIG1_ROWS)
+					rows[n++].p = v;
+	}
+	return n;
+}
+
+/* One row of figure 1; libsrcu's 1-thread median is the base. */
+static void fig1_print_row(struct fig1_row *row, int reps, double *base)
+{
+	struct stat3 one = summarize(row->one, reps);   /* sorts them */
+	struct stat3 all = summarize(row->all, reps);
+	double instr = lookup("instructions", row->p->name, "per_pair");
+
+	if (row->p == &peer_srcu)
 		*base = one.med;
 	printf("%-16s %6.2f [%5.2f-%6.2f] %5.2fx  %6.2f [%5.2f-%6.2f] %5.2fx  ",
-	       p->name, one.med, one.lo, one.hi, one.med / *base,
+	       row->p->name, one.med, one.lo, one.hi, one.med / *base,
 	       all.med, all.lo, all.hi, all.med / *base);
 	if (instr > 0)
 		printf("%5.1f\n", instr);
 	else
 		printf("    -\n");
-	record_stat("read_pair", p->name, "ns_1thread", one, "ns");
-	record_stat("read_pair", p->name, "ns_allcores", all, "ns");
+	record_stat("read_pair", row->p->name, "ns_1thread", one, "ns");
+	record_stat("read_pair", row->p->name, "ns_allcores", all, "ns");
+}
+
+/* Every row's repetitions interleaved: repetition r of every peer, then
+ * r + 1 of every peer.  A shared machine's slow minutes (a sibling
+ * hyperthread busy, the host's own load) then fall on every peer alike,
+ * not on the few measured while they lasted: in one loaded run of
+ * 2026-12-07 with each peer's repetitions back to back, the first two
+ * rows of a round ran at 2.0 ns and the rest at their usual cost, making
+ * libsrcu's pair 1.66x urcu-memb's for that run (doc/runs/2026-12-07-claims.txt). */
+static void fig1_measure(struct fig1_row *rows, int n, int ncpu, int quick)
+{
+	int reps = quick ? 3 : 7;
+	long iters = quick ? 2000000 : 10000000;
+
+	for (int i = 0; i < n; i++) {
+		rows[i].iters_one = fitted_iters(rows[i].p, 1, iters);
+		rows[i].iters_all = fitted_iters(rows[i].p, ncpu, iters);
+	}
+	for (int r = 0; r < reps; r++)
+		for (int i = 0; i < n; i++) {
+			rows[i].one[r] = read_cost(rows[i].p, 1, rows[i].iters_one, 1);
+			rows[i].all[r] = read_cost(rows[i].p, ncpu, rows[i].iters_all, 1);
+		}
 }
 
 void figure_read_cost(const struct bench_run *run)
 {
+	static struct fig1_row rows[FIG1_ROWS];
 	double base = 0, st;
+	int n, reps = run->quick ? 3 : 7;
 
 	if (run->callgrind)   /* first: the table prints instructions per pair */
 		measure_instructions(run->self_path);
 
-	printf("\n(1) read-side pair cost, empty section (ns; median [min-max]; ratio to libsrcu;"
-	       " instructions per pair)\n");
+	printf("\n(1) read-side pair cost, empty section (ns of the reading thread's CPU time;"
+	       " median [min-max]; ratio to libsrcu; instructions per pair;"
+	       " the peers' repetitions interleaved)\n");
 	printf("%-16s %-28s %-28s %s\n", "peer", "1 thread", "all cores", "instr");
-	FOR_PEERS(p) {
-		if (p == &peer_srcu_exp)
-			continue;   /* the same read side as libsrcu */
-		read_cost_row(p, run, &base);
-		if (p == &peer_srcu)   /* its other read sides beside it */
-			FOR_READ_VARIANTS(v)
-				read_cost_row(v, run, &base);
-	}
+	n = fig1_rows(rows);
+	fig1_measure(rows, n, run->ncpu, run->quick);
+	for (int i = 0; i < n; i++)
+		fig1_print_row(&rows[i], reps, &base);
 	st = static_pair_ns(run->self_path, run->quick);
 	if (st > 0) {
 		printf("%-16s %6.2f                 %5.2fx  (1 thread, linked from libsrcu.a)\n",

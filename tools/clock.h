@@ -1,6 +1,6 @@
 /*
- * clock.h: the tools' one clock (CLOCK_MONOTONIC), in nanoseconds and in
- * seconds.
+ * clock.h: the tools' clock (CLOCK_MONOTONIC), in nanoseconds and in
+ * seconds, and a thread's CPU time for figure 1's idle read pairs.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -42,6 +42,20 @@ static inline void clock_sleep_ns(int64_t ns)
 static inline double clock_now_s(void)
 {
 	return (double)clock_now_ns() / 1e9;
+}
+
+/* The calling thread's CPU time in seconds: what a loop cost the CPU it
+ * ran on, without the time another program held that CPU (a read pair's
+ * cost must not depend on what else the machine runs: issue 40).  Not
+ * for loops whose cost is other threads' interrupts: with the kernel's
+ * IRQ time accounting (and a hypervisor's exits) an interrupt's time is
+ * not the interrupted thread's. */
+static inline double clock_thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 #endif
