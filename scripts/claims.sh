@@ -6,6 +6,8 @@
 #                                        on RUN (`srcu-bench --json`): a line per
 #                                        claim, then the ones that did not hold;
 #                                        exit 1 if any failed or RUN lacks a key
+#                                        (of a run that left figures out, --only,
+#                                        a missing key is "not run", no failure)
 #   scripts/claims.sh --pages            every claim's sentence is on its page
 #                                        (a claim backs text a reader sees); exit 1
 #                                        if one is not
@@ -14,6 +16,9 @@
 # made-up ones).  The file's grammar, a claim a line (doc/claims.txt):
 #
 #   ID | VALUE | BOUND | PAGE: SENTENCE
+#
+# A claim backed on several pages is several lines with its ID, its VALUE
+# and its BOUND alike: one claim, checked once, each sentence on its page.
 #
 # VALUE is a result's key, figure/peer/metric (sharing/libsrcu/reader_x_normal),
 # or KEY1 / KEY2, the first's value over the second's (a ratio measured side
@@ -91,13 +96,6 @@ case "${1:-}" in
 	[ $# -eq 2 ] || usage
 	[ -f "$2" ] || { echo "claims.sh: no run $2" >&2; exit 2; }
 	awk -v claims="$claims" -v run="$2" "$awk_parse$awk_bench_json"'
-	function number(line,    s) {
-		s = line
-		if (!sub(/.*"value": */, "", s))
-			return ""
-		sub(/[,}].*/, "", s)
-		return s
-	}
 	# The value of VALUE on the run, or "" with why in err.
 	function evaluate(v,    k, a, b) {
 		k = index(v, " / ")
@@ -122,9 +120,12 @@ case "${1:-}" in
 		return -1
 	}
 	BEGIN {
-		while ((getline line < run) > 0)
+		while ((getline line < run) > 0) {
 			if (line ~ /"figure": *"[^"]*", *"peer"/)
-				val[field(line, "figure") "/" field(line, "peer") "/" field(line, "metric")] = number(line)
+				val[field(line, "figure") "/" field(line, "peer") "/" field(line, "metric")] = numfield(line, "value")
+			else if (line ~ /^ *"figures": .*"not-run"/)
+				partial = 1   # srcu-bench --only: some figures left out
+		}
 		while ((getline line < claims) > 0) {
 			if (line ~ /^[ \t]*(#|$)/)
 				continue
@@ -133,11 +134,25 @@ case "${1:-}" in
 				failed[++nf] = "? (a line that is not a claim)"
 				continue
 			}
+			# A further line of an ID is one more sentence of that claim:
+			# the same ratio and bound, on another page; evaluated once.
+			if (id in seenv) {
+				if (seenv[id] != value || seenb[id] != bound) {
+					printf "  %-28s  %8s %-8s FAILED  (its lines differ in VALUE or BOUND)\n", id, "-", bound
+					failed[++nf] = id
+				}
+				continue
+			}
+			seenv[id] = value; seenb[id] = bound
 			n++
 			err = ""
 			x = evaluate(value)
 			h = x == "" ? -1 : holds(x, bound)
-			if (h == 1) {
+			if (h == -1 && partial && err ~ /^the run has no /) {
+				# A key of a figure the run left out: no verdict.
+				printf "  %-28s  %8s %-8s not run (%s)\n", id, "-", bound, err
+				notrun++
+			} else if (h == 1) {
 				printf "  %-28s  %8.3f %-8s held    (%s)\n", id, x, bound, page
 				held++
 			} else {
@@ -149,6 +164,8 @@ case "${1:-}" in
 			}
 		}
 		printf "claims: %d of %d held", held, n
+		if (notrun)
+			printf ", %d not run (srcu-bench --only left their figures out)", notrun
 		if (nf) {
 			printf "; did not hold:"
 			for (i = 1; i <= nf; i++)

@@ -34,9 +34,10 @@
 #       markers below it in this file read PATH (from the repository
 #       root) instead of the current run, which doc/runs/current names.
 #   <!--excerpt N...-->, a fenced block, <!--/excerpt-->  (each on its own line)
-#       the block is the run's text output (PATH.txt beside PATH.json)
-#       for figures N... (a figure's section: from its "(N) " line to
-#       the next blank line).
+#       the block is the run's tables of figures N..., drawn from the
+#       JSON: a table for each JSON figure name of srcu-bench figure N,
+#       each cell a median [min-max] over the run's rounds (the values
+#       the markers quote, not one round's).
 #
 # A marker and its TEXT stay on one line.  A measurement outside a marker
 # is a number with a unit of time, rate or ratio (ns, us, µs, ms, s,
@@ -64,13 +65,6 @@ compare() {
 		exit 2
 	fi
 	awk -v current="$current" -v new="$new" "$awk_common"'
-function num(line, name,    s) {
-	s = line
-	if (!sub(".*\"" name "\": *", "", s))
-		return ""
-	sub(/[,}].*/, "", s)
-	return s
-}
 # Run p: value, and its "min"/"max" where it has them, by figure/peer/metric.
 function load(p, v, lo, hi,    line, k, n) {
 	n = 0
@@ -78,9 +72,9 @@ function load(p, v, lo, hi,    line, k, n) {
 		if (line !~ /"figure": *"[^"]*", *"peer"/)
 			continue
 		k = field(line, "figure") "/" field(line, "peer") "/" field(line, "metric")
-		v[k] = num(line, "value") + 0
+		v[k] = numfield(line, "value") + 0
 		if (line ~ /"min": / && line ~ /"max": /) {
-			lo[k] = num(line, "min") + 0; hi[k] = num(line, "max") + 0
+			lo[k] = numfield(line, "min") + 0; hi[k] = numfield(line, "max") + 0
 		}
 		n++
 	}
@@ -138,6 +132,12 @@ END {
 		if (!(k in rlo) && !(k in nlo)) sub(/_(min|max)$/, "", sk)
 		spread = (sk in rlo) ? rhi[sk] - rlo[sk] : -1
 		if ((sk in nlo) && nhi[sk] - nlo[sk] > spread) spread = nhi[sk] - nlo[sk]
+		# An exact count (the instructions a pair from callgrind: 27.0005 against
+		# 27.0004, the loop around 100,000 pairs) has no spread: a change
+		# under 0.1% of it is rounding, not a move.
+		tol = 0.001 * (rv[k] < 0 ? -rv[k] : rv[k])
+		if (spread >= 0 && spread < tol) spread = tol
+		if (spread < 0 && change <= tol) change = 0
 		if (spread < 0) {
 			if (change == 0) { verdict = "no-spread, unchanged"; inside++ }
 			else { verdict = sprintf("no-spread, CHANGED %.0f%%", rv[k] ? 100 * change / (rv[k] < 0 ? -rv[k] : rv[k]) : 100); outside++ }
@@ -194,6 +194,11 @@ function load(p,    line, k, v, fig, peer, met, txt) {
 			v = line; sub(/.*"value": */, "", v); sub(/[,}].*/, "", v)
 			val[p, fig "/" peer "/" met] = v + 0
 			loaded[p] = 1
+			# In order, with spread and unit, for the excerpts.
+			nres[p]++
+			rkey[p, nres[p]] = fig "/" peer "/" met
+			runit[p, nres[p]] = field(line, "unit")
+			rmin[p, nres[p]] = numfield(line, "min"); rmax[p, nres[p]] = numfield(line, "max")
 		} else if (line ~ /^ *"machine_line": /)
 			mline[p] = field(line, "machine_line")
 		else if (line ~ /^ *"date": /)
@@ -264,29 +269,85 @@ function render(s,    w, n, i, a, b, div, fmt, p) {
 	if (b != "" && val[p, b] == 0) { err = "key " b " is 0 in " p; return "" }
 	return fmtval(fmt, (b != "" ? val[p, a] / val[p, b] : val[p, a]) / div)
 }
-# The run text for figures "1 6 8" of run p: the section of each of the
-# .txt, from its "(N) " line to the next blank line, in its first round
-# (a run of several rounds prints the tables of each).
-function excerpt(figs, p,    txt, line, w, n, i, want, on, out) {
+# The figure numbers of srcu-bench and the JSON "figure" names each one
+# records (the figures of tools/srcu-bench.c; instructions are the callgrind
+# column of figure 1, poll is the polled API of figure 8).
+function fignames(n) {
+	return n == 1 ? "instructions read_pair" : n == 2 ? "read_pair_under_updates" : \
+	    n == 3 ? "gp_latency" : n == 4 ? "throughput" : n == 5 ? "wakeup" : \
+	    n == 6 ? "isolation" : n == 7 ? "scaling_threads scaling_domains" : \
+	    n == 8 ? "call poll" : n == 9 ? "machine" : n == 10 ? "lfht" : \
+	    n == 11 ? "shared" : n == 12 ? "sharing" : ""
+}
+# A value in a table: 4 significant digits, a large one whole with commas.
+function g(v) { return v == "" ? "-" : (v + 0 >= 10000 ? commas(v) : sprintf("%.4g", v)) }
+# The tables of figures "1 6 8" of run p: one a JSON figure, each cell the
+# median of the run over its rounds with its spread [min-max], as --json
+# recorded it: the values the pages quote (issue 40: one table a figure,
+# not the table of a round beside the prose of the medians).  Rows are
+# the peers and columns the metrics, or the other way round where there
+# are more metrics than peers, so that a table stays narrow.
+function excerpt(figs, p,    w, n, i, f, nf, fw, out) {
 	err = ""
-	txt = p; sub(/\.json$/, ".txt", txt)
+	if (!load(p)) { err = "no run " p; return "" }
 	n = split(figs, w, " ")
-	for (i = 1; i <= n; i++) want[w[i]] = 1
-	out = ""; on = 0
-	while ((getline line < txt) > 0 && line !~ /^== round 2 of /) {
-		if (line ~ /^\([0-9]+[a-z]?\) /) {
-			i = line; sub(/^\(/, "", i); sub(/[a-z]?\).*/, "", i)
-			if (i in want) {
-				if (out != "" && !on) out = out "\n"
-				on = 1
-			}
-		} else if (line == "")
-			on = 0
-		if (on)
-			out = out line "\n"
+	out = ""
+	for (i = 1; i <= n; i++) {
+		nf = split(fignames(w[i]), fw, " ")
+		if (!nf) { err = "no figure " w[i] " in srcu-bench"; return "" }
+		for (f = 1; f <= nf; f++)
+			out = out (out == "" ? "" : "\n") figtable(w[i], fw[f], p)
+		if (err != "") return ""
 	}
-	close(txt)
-	if (out == "") err = "no figure " figs " in " txt
+	return out
+}
+function figtable(num, fig, p,    k, per, c0, line, any, lw, j, kw, np, nm, pi, mi, peer, met, cell, unit, out, r, c, nr, nc, row, col, width) {
+	np = nm = 0
+	split("", pi); split("", mi); split("", cell); split("", unit); split("", peer); split("", met)
+	for (j = 1; j <= nres[p]; j++) {
+		split(rkey[p, j], kw, "/")
+		if (kw[1] != fig || kw[3] ~ /_(min|max)$/)
+			continue
+		if (!(kw[2] in pi)) { pi[kw[2]] = ++np; peer[np] = kw[2] }
+		if (!(kw[3] in mi)) { mi[kw[3]] = ++nm; met[nm] = kw[3]; unit[nm] = runit[p, j] }
+		cell[pi[kw[2]], mi[kw[3]]] = g(val[p, rkey[p, j]]) " [" g(rmin[p, j]) "-" g(rmax[p, j]) "]"
+	}
+	if (!np) { err = "no figure " num " (" fig ") in " p; return "" }
+	out = sprintf("(%s) %s: median [min-max] over the rounds of the run\n", num, fig)
+	# Peers down and metrics across, unless that makes more columns.
+	if (nm <= np) { nr = np; nc = nm } else { nr = nm; nc = np }
+	lw = 12
+	for (r = 1; r <= nr; r++)
+		if (length(nm <= np ? peer[r] : met[r] " (" unit[r] ")") + 2 > lw)
+			lw = length(nm <= np ? peer[r] : met[r] " (" unit[r] ")") + 2
+	width = 18
+	for (c = 1; c <= nc; c++)
+		if (length(nm <= np ? met[c] " (" unit[c] ")" : peer[c]) + 2 > width)
+			width = length(nm <= np ? met[c] " (" unit[c] ")" : peer[c]) + 2
+	for (k in cell)
+		if (length(cell[k]) + 2 > width)
+			width = length(cell[k]) + 2
+	# Columns in groups that fit 120 characters: each group its own rows.
+	per = int((120 - lw) / width); if (per < 1) per = 1
+	for (c0 = 1; c0 <= nc; c0 += per) {
+		if (c0 > 1) out = out "\n"
+		out = out sprintf("%-" lw "s", "")
+		for (c = c0; c <= nc && c < c0 + per; c++)
+			out = out sprintf("%-" width "s", nm <= np ? met[c] " (" unit[c] ")" : peer[c])
+		sub(/ +$/, "", out)
+		out = out "\n"
+		for (r = 1; r <= nr; r++) {
+			line = sprintf("%-" lw "s", nm <= np ? peer[r] : met[r] " (" unit[r] ")")
+			any = 0
+			for (c = c0; c <= nc && c < c0 + per; c++) {
+				row = nm <= np ? r : c; col = nm <= np ? c : r
+				any += ((row, col) in cell)
+				line = line sprintf("%-" width "s", ((row, col) in cell) ? cell[row, col] : "-")
+			}
+			sub(/ +$/, "", line)
+			if (any) out = out line "\n"
+		}
+	}
 	return out
 }
 BEGIN {
