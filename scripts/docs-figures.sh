@@ -191,8 +191,7 @@ function load(p,    line, k, v, fig, peer, met, txt) {
 	while ((getline line < p) > 0) {
 		if (line ~ /"figure": *"[^"]*", *"peer"/) {
 			fig = field(line, "figure"); peer = field(line, "peer"); met = field(line, "metric")
-			v = line; sub(/.*"value": */, "", v); sub(/[,}].*/, "", v)
-			val[p, fig "/" peer "/" met] = v + 0
+			val[p, fig "/" peer "/" met] = numfield(line, "value") + 0
 			loaded[p] = 1
 			# In order, with spread and unit, for the excerpts.
 			nres[p]++
@@ -301,9 +300,9 @@ function excerpt(figs, p,    w, n, i, f, nf, fw, out) {
 	}
 	return out
 }
-function figtable(num, fig, p,    k, per, c0, line, any, lw, j, kw, np, nm, pi, mi, peer, met, cell, unit, out, r, c, nr, nc, row, col, width) {
+function figtable(num, fig, p,    j, kw, np, nm, pi, mi, peer, met, unit, cell, tr, nr, nc, rlab, clab, lw, width, per, k, r, c, c0, key, line, any, out) {
 	np = nm = 0
-	split("", pi); split("", mi); split("", cell); split("", unit); split("", peer); split("", met)
+	split("", pi); split("", mi); split("", cell)
 	for (j = 1; j <= nres[p]; j++) {
 		split(rkey[p, j], kw, "/")
 		if (kw[1] != fig || kw[3] ~ /_(min|max)$/)
@@ -313,36 +312,33 @@ function figtable(num, fig, p,    k, per, c0, line, any, lw, j, kw, np, nm, pi, 
 		cell[pi[kw[2]], mi[kw[3]]] = g(val[p, rkey[p, j]]) " [" g(rmin[p, j]) "-" g(rmax[p, j]) "]"
 	}
 	if (!np) { err = "no figure " num " (" fig ") in " p; return "" }
+	# Peers down and metrics across, unless that makes more columns (tr:
+	# transposed, metrics down).
+	tr = nm > np; nr = tr ? nm : np; nc = tr ? np : nm
+	for (k = 1; k <= np; k++)
+		if (tr) clab[k] = peer[k]; else rlab[k] = peer[k]
+	for (k = 1; k <= nm; k++)
+		if (tr) rlab[k] = met[k] " (" unit[k] ")"; else clab[k] = met[k] " (" unit[k] ")"
+	lw = 12; width = 18
+	for (r = 1; r <= nr; r++) if (length(rlab[r]) + 2 > lw) lw = length(rlab[r]) + 2
+	for (c = 1; c <= nc; c++) if (length(clab[c]) + 2 > width) width = length(clab[c]) + 2
+	for (k in cell) if (length(cell[k]) + 2 > width) width = length(cell[k]) + 2
 	out = sprintf("(%s) %s: median [min-max] over the rounds of the run\n", num, fig)
-	# Peers down and metrics across, unless that makes more columns.
-	if (nm <= np) { nr = np; nc = nm } else { nr = nm; nc = np }
-	lw = 12
-	for (r = 1; r <= nr; r++)
-		if (length(nm <= np ? peer[r] : met[r] " (" unit[r] ")") + 2 > lw)
-			lw = length(nm <= np ? peer[r] : met[r] " (" unit[r] ")") + 2
-	width = 18
-	for (c = 1; c <= nc; c++)
-		if (length(nm <= np ? met[c] " (" unit[c] ")" : peer[c]) + 2 > width)
-			width = length(nm <= np ? met[c] " (" unit[c] ")" : peer[c]) + 2
-	for (k in cell)
-		if (length(cell[k]) + 2 > width)
-			width = length(cell[k]) + 2
 	# Columns in groups that fit 120 characters: each group its own rows.
 	per = int((120 - lw) / width); if (per < 1) per = 1
 	for (c0 = 1; c0 <= nc; c0 += per) {
-		if (c0 > 1) out = out "\n"
-		out = out sprintf("%-" lw "s", "")
+		line = sprintf("%-" lw "s", "")
 		for (c = c0; c <= nc && c < c0 + per; c++)
-			out = out sprintf("%-" width "s", nm <= np ? met[c] " (" unit[c] ")" : peer[c])
-		sub(/ +$/, "", out)
-		out = out "\n"
+			line = line sprintf("%-" width "s", clab[c])
+		sub(/ +$/, "", line)
+		out = out (c0 > 1 ? "\n" : "") line "\n"
 		for (r = 1; r <= nr; r++) {
-			line = sprintf("%-" lw "s", nm <= np ? peer[r] : met[r] " (" unit[r] ")")
+			line = sprintf("%-" lw "s", rlab[r])
 			any = 0
 			for (c = c0; c <= nc && c < c0 + per; c++) {
-				row = nm <= np ? r : c; col = nm <= np ? c : r
-				any += ((row, col) in cell)
-				line = line sprintf("%-" width "s", ((row, col) in cell) ? cell[row, col] : "-")
+				key = tr ? c SUBSEP r : r SUBSEP c
+				any += key in cell
+				line = line sprintf("%-" width "s", (key in cell) ? cell[key] : "-")
 			}
 			sub(/ +$/, "", line)
 			if (any) out = out line "\n"

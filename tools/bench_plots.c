@@ -427,25 +427,6 @@ struct axis {
 	int bound_upright;     /* a lower bound's label turned up */
 };
 
-/* log10(v), v > 0, without libm (srcu-bench does not link it): the whole
- * decades, then the fraction bit by bit (squaring doubles a log). */
-static double decades(double v)
-{
-	double d = 0, bit = 1;
-
-	while (v >= 10)
-		v /= 10, d++;
-	while (v < 1)
-		v *= 10, d--;
-	for (int i = 0; i < 24; i++) {
-		v *= v;
-		bit /= 2;
-		if (v >= 10)
-			v /= 10, d += bit;
-	}
-	return d;
-}
-
 /* The characters of UTF-8 s (a label's width). */
 static size_t chars(const char *s)
 {
@@ -610,7 +591,7 @@ static void axis_range(const struct panel *pn, const struct table *t, const stru
 				hi = h;
 			if (frac < 0.2)
 				frac = 0.2;
-			h = a->log ? decades(h / a->bottom) : h;
+			h = a->log ? log10(h / a->bottom) : h;
 			if (h / frac > need)
 				need = h / frac;
 		}
@@ -619,7 +600,7 @@ static void axis_range(const struct panel *pn, const struct table *t, const stru
 		return;
 	}
 	a->top = decade_above(hi > 0 ? hi : 1);
-	while (decades(a->top / a->bottom) < need - 1e-6)
+	while (log10(a->top / a->bottom) < need - 1e-6)
 		a->top *= 10;
 }
 
@@ -840,6 +821,8 @@ static void figure_contents(const struct plot_figure *pf, struct contents *fc)
 	for (int k = 0; k < MAX_PANELS && pf->p[k].fig; k++) {
 		struct table t;
 
+		double lw;
+
 		build_table(&pf->p[k], &t);
 		if (!t.nx || !t.ns)
 			continue;
@@ -847,8 +830,9 @@ static void figure_contents(const struct plot_figure *pf, struct contents *fc)
 		fc->slanted |= rotated(&pf->p[k], &t);
 		fc->bars |= pf->p[k].style == BARS;
 		fc->lines |= pf->p[k].style == LINES;
-		if (labels_width(&pf->p[k], &t) > fc->label_w)
-			fc->label_w = labels_width(&pf->p[k], &t);
+		lw = labels_width(&pf->p[k], &t);
+		if (lw > fc->label_w)
+			fc->label_w = lw;
 		for (int x = 0; x < t.nx; x++)
 			for (int s = 0; s < t.ns; s++)
 				fc->spread |= t.c[x][s].spread;

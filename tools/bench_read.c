@@ -37,6 +37,11 @@ struct read_job {
 	double ns_per_pair;
 };
 
+static double job_clock(const struct read_job *j)
+{
+	return j->cpu_time ? clock_thread_cpu_s() : clock_now_s();
+}
+
 static void *read_worker(void *arg)
 {
 	struct read_job *j = arg;
@@ -45,10 +50,9 @@ static void *read_worker(void *arg)
 	j->p->thread_online();
 	j->p->reads(j->iters / 10);     /* warm up: first-use slow paths */
 	pthread_barrier_wait(j->start);
-	t = j->cpu_time ? clock_thread_cpu_s() : clock_now_s();
+	t = job_clock(j);
 	j->p->reads(j->iters);
-	t = (j->cpu_time ? clock_thread_cpu_s() : clock_now_s()) - t;
-	j->ns_per_pair = t * 1e9 / (double)j->iters;
+	j->ns_per_pair = (job_clock(j) - t) * 1e9 / (double)j->iters;
 	j->p->thread_offline();
 	return NULL;
 }
@@ -98,6 +102,10 @@ static void *sync_loop(void *arg)
  * repetition (figure 2 took 44 to 120 s a round, most of it rwlock's). */
 #define REP_TARGET_S 0.25
 
+/* A cost's repetitions, and the most pairs one of them runs. */
+static int read_reps(int quick) { return quick ? 3 : 7; }
+static long read_iters(int quick) { return quick ? 2000000 : 10000000; }
+
 static long fitted_iters(const struct peer *p, int nthreads, long iters)
 {
 	double ns = read_cost(p, nthreads, iters / 100, 0);
@@ -111,8 +119,8 @@ static long fitted_iters(const struct peer *p, int nthreads, long iters)
 static struct stat3 read_cost_stats(const struct peer *p, int nthreads, int with_updater,
 				    int quick)
 {
-	int reps = quick ? 3 : 7;
-	long iters = quick ? 2000000 : 10000000;
+	int reps = read_reps(quick);
+	long iters = read_iters(quick);
 	struct updater_job u = { p, 0, 0 };
 	pthread_t ut;
 	double v[16];
@@ -207,8 +215,8 @@ static void fig1_print_row(struct fig1_row *row, int reps, double *base)
  * libsrcu's pair 1.66x urcu-memb's for that run (doc/runs/2026-12-07-claims.txt). */
 static void fig1_measure(struct fig1_row *rows, int n, int ncpu, int quick)
 {
-	int reps = quick ? 3 : 7;
-	long iters = quick ? 2000000 : 10000000;
+	int reps = read_reps(quick);
+	long iters = read_iters(quick);
 
 	for (int i = 0; i < n; i++) {
 		rows[i].iters_one = fitted_iters(rows[i].p, 1, iters);
@@ -225,7 +233,7 @@ void figure_read_cost(const struct bench_run *run)
 {
 	static struct fig1_row rows[FIG1_ROWS];
 	double base = 0, st;
-	int n, reps = run->quick ? 3 : 7;
+	int n;
 
 	if (run->callgrind)   /* first: the table prints instructions per pair */
 		measure_instructions(run->self_path);
@@ -237,7 +245,7 @@ void figure_read_cost(const struct bench_run *run)
 	n = fig1_rows(rows);
 	fig1_measure(rows, n, run->ncpu, run->quick);
 	for (int i = 0; i < n; i++)
-		fig1_print_row(&rows[i], reps, &base);
+		fig1_print_row(&rows[i], read_reps(run->quick), &base);
 	st = static_pair_ns(run->self_path, run->quick);
 	if (st > 0) {
 		printf("%-16s %6.2f                 %5.2fx  (1 thread, linked from libsrcu.a)\n",
